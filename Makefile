@@ -1,0 +1,44 @@
+# Cohort: the two commands a newcomer needs are `make demo` and `make test`.
+SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
+APT_PACKAGES := libgit2-dev libssl-dev pkg-config
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: deps build release test demo bench clean
+
+## deps: install the C libraries Cohort links (libgit2, OpenSSL's libcrypto) when missing
+deps:
+	@missing=""; \
+	for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	else \
+	  echo "deps: $(APT_PACKAGES) already installed"; \
+	fi
+
+## build: debug build of every product
+build: deps
+	$(SWIFT) build
+
+## release: optimised build (used by the benchmarks and the demo)
+release: deps
+	$(SWIFT) build -c release
+
+## test: every test; conformance suites read COHORT_TEST_VECTORS (../shared/vectors when present)
+test: deps
+	@if [ -z "$$COHORT_TEST_VECTORS" ] && [ -d ../shared/vectors ]; then \
+	  export COHORT_TEST_VECTORS="$$(cd ../shared/vectors && pwd)"; fi; \
+	$(SWIFT) test
+
+## demo: the identity lifecycle with the real binary, on this machine
+demo: build
+	bash Scripts/demo.sh
+
+## bench: the identity benchmark (release build)
+bench: release
+	$(SWIFT) run -c release cohort-bench identity
+
+clean:
+	rm -rf .build

@@ -1,0 +1,81 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Cohort",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "cohort", targets: ["cohort"]),
+        .executable(name: "cohort-bench", targets: ["cohort-bench"]),
+        .library(name: "CohortIdentity", targets: ["CohortIdentity"]),
+        .library(name: "CohortGit", targets: ["CohortGit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // C libraries from the system, and the shim for what Swift cannot call.
+        .systemLibrary(
+            name: "CGit2",
+            path: "Sources/CGit2",
+            pkgConfig: "libgit2",
+            providers: [.apt(["libgit2-dev"])]
+        ),
+        .target(
+            name: "CGit2Shim",
+            dependencies: ["CGit2"],
+            path: "Sources/CGit2Shim"
+        ),
+        .systemLibrary(
+            name: "CLibcrypto",
+            path: "Sources/CLibcrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+
+        // Identity: keys, cards, diversification, trees, proofs, challenges. No git.
+        .target(
+            name: "CohortIdentity",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                "CLibcrypto",
+            ]
+        ),
+        // The thin Swift layer over libgit2.
+        .target(
+            name: "CohortGit",
+            dependencies: ["CGit2", "CGit2Shim"]
+        ),
+
+        .executableTarget(
+            name: "cohort",
+            dependencies: [
+                "CohortIdentity",
+                "CohortGit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "cohort-bench",
+            dependencies: [
+                "CohortIdentity",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
+        .testTarget(
+            name: "CohortIdentityTests",
+            dependencies: [
+                "CohortIdentity",
+                .product(name: "Crypto", package: "swift-crypto"),
+                "CLibcrypto",
+            ]
+        ),
+        .testTarget(
+            name: "CohortCLITests",
+            dependencies: ["cohort", "CohortIdentity", "CohortGit"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

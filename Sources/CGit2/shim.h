@@ -1,0 +1,4 @@
+#ifndef COHORT_CGIT2_H
+#define COHORT_CGIT2_H
+#include <git2.h>
+#endif

@@ -1,0 +1,21 @@
+#ifndef COHORT_CGIT2SHIM_H
+#define COHORT_CGIT2SHIM_H
+
+#include <git2.h>
+
+/// git_libgit2_opts is variadic, which Swift cannot call; these wrap the options Cohort uses.
+/// Each returns 0 on success or a negative libgit2 error code.
+
+/// Turns libgit2's "repository owned by another user" check on or off.
+int cohort_git_set_owner_validation(int enabled);
+
+/// Turns strict object creation (every referenced object must exist) on or off.
+int cohort_git_set_strict_object_creation(int enabled);
+
+/// Sets the directory libgit2 searches for the global configuration (level GIT_CONFIG_LEVEL_GLOBAL).
+int cohort_git_set_global_search_path(const char *path);
+
+/// Limits the total memory libgit2 may map for pack files.
+int cohort_git_set_mwindow_mapped_limit(size_t bytes);
+
+#endif

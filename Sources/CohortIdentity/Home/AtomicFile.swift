@@ -1,0 +1,105 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Whole-file writes that never leave a torn file behind (temporary file, fsync, rename), with the
+/// mode set before any byte is written, and bounded reads.
+public enum AtomicFile {
+    /// Writes `data` to `url` with `mode`. With `replacing: false` an existing file is never touched
+    /// and the write fails with `E_IO`.
+    public static func write(_ data: Data, to url: URL, mode: mode_t, replacing: Bool) throws {
+        let directory = url.deletingLastPathComponent()
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UInt32.random(in: 0...UInt32.max)).tmp")
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw failure("create a file in", directory) }
+        var closed = false
+        defer {
+            if !closed { close(fd) }
+            unlink(temporary.path)
+        }
+        guard fchmod(fd, mode) == 0 else { throw failure("set the mode of", temporary) }
+        try data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = systemWrite(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { throw failure("write", url) }
+                offset += n
+            }
+        }
+        guard fsync(fd) == 0 else { throw failure("flush", url) }
+        closed = true
+        guard close(fd) == 0 else { throw failure("close", url) }
+        if replacing {
+            guard rename(temporary.path, url.path) == 0 else { throw failure("replace", url) }
+        } else {
+            // link() refuses an existing name atomically, unlike rename().
+            guard link(temporary.path, url.path) == 0 else {
+                if errno == EEXIST {
+                    throw CohortError(.io, "\(url.path) already exists", hint: "choose another path or move the existing file away")
+                }
+                throw failure("create", url)
+            }
+        }
+        syncDirectory(directory)
+    }
+
+    /// Reads at most `maxBytes` from `url`; a larger file is `E_MALFORMED`, a missing one `E_IO`.
+    public static func read(_ url: URL, maxBytes: Int, what: String) throws -> Data {
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forReadingFrom: url)
+        } catch {
+            throw CohortError(.io, "cannot read \(what) at \(url.path): \(reason(of: error))", hint: "check the path")
+        }
+        defer { try? handle.close() }
+        let data: Data
+        do {
+            data = try handle.read(upToCount: maxBytes + 1) ?? Data()
+        } catch {
+            throw CohortError(.io, "cannot read \(what) at \(url.path): \(reason(of: error))")
+        }
+        guard data.count <= maxBytes else {
+            throw CohortError(.malformed, "\(what) at \(url.path) is larger than \(maxBytes) bytes")
+        }
+        return data
+    }
+
+    /// Creates `url` and missing parents with `mode` (existing directories keep theirs).
+    public static func createDirectory(_ url: URL, mode: mode_t) throws {
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: Int(mode)])
+        } catch {
+            throw CohortError(.io, "cannot create directory \(url.path): \(reason(of: error))")
+        }
+    }
+
+    private static func syncDirectory(_ directory: URL) {
+        let fd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        close(fd)
+    }
+
+    private static func failure(_ action: String, _ url: URL) -> CohortError {
+        CohortError(.io, "cannot \(action) \(url.path): \(String(cString: strerror(errno)))")
+    }
+
+    private static func reason(of error: Error) -> String {
+        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+        if let code = underlying?.code, underlying?.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(code)))
+        }
+        return (error as NSError).localizedDescription
+    }
+}
+
+#if canImport(Glibc)
+private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+private let systemWrite = Darwin.write
+#endif

@@ -1,0 +1,36 @@
+import Crypto
+import Foundation
+
+/// How an ECDSA P-256 signature is encoded on the wire.
+public enum SignatureEncoding: Sendable {
+    /// Strict DER (`SEQUENCE { r INTEGER, s INTEGER }`), at most 72 bytes. BER is refused.
+    case der
+    /// DER, or raw `r ‖ s` (64 bytes) as Apple's APIs produce.
+    case derOrRaw
+}
+
+/// Largest DER encoding of a P-256 signature: 2 + 2 × (2 + 33).
+let maxDERSignatureBytes = 72
+
+extension P256Key {
+    /// Checks an ECDSA P-256 / SHA-256 signature over `message`; throws `E_BAD_SIGNATURE` when it is
+    /// malformed or does not verify.
+    public func verifySignature(_ signature: Data, for message: some DataProtocol, encoding: SignatureEncoding = .der) throws {
+        var candidates: [P256.Signing.ECDSASignature] = []
+        if signature.count <= maxDERSignatureBytes, let der = try? P256.Signing.ECDSASignature(derRepresentation: signature) {
+            candidates.append(der)
+        }
+        if encoding == .derOrRaw, signature.count == 64, let raw = try? P256.Signing.ECDSASignature(rawRepresentation: signature) {
+            candidates.append(raw)
+        }
+        guard !candidates.isEmpty else {
+            let expected = encoding == .der ? "strict DER (at most 72 bytes)" : "strict DER or raw r‖s (64 bytes)"
+            throw CohortError(.badSignature, "signature of \(signature.count) bytes is not \(expected)",
+                              hint: "send the ECDSA P-256 signature exactly as the signer produced it")
+        }
+        guard candidates.contains(where: { signingKey.isValidSignature($0, for: message) }) else {
+            throw CohortError(.badSignature, "signature does not verify with public key \(fingerprint)",
+                              hint: "check that the message is exactly the bytes that were signed")
+        }
+    }
+}

@@ -1,0 +1,135 @@
+// Measures Cohort's identity core against raw ECDSA P-256 verification with the same library
+// (swift-crypto), in one process, rounds interleaved so that both sides see the same machine.
+//
+//   swift run -c release cohort-bench identity [--seconds S] [--roots N] [--rounds R]
+import CohortIdentity
+import Crypto
+import Foundation
+
+struct Settings {
+    var seconds = 1.0
+    var roots = 100_000
+    var rounds = 5
+
+    init(_ arguments: [String]) {
+        var rest = arguments[...]
+        while let flag = rest.popFirst() {
+            guard let value = rest.popFirst() else { break }
+            switch flag {
+            case "--seconds": seconds = Double(value) ?? seconds
+            case "--roots": roots = Int(value) ?? roots
+            case "--rounds": rounds = Int(value) ?? rounds
+            default: break
+            }
+        }
+    }
+}
+
+/// Runs `body` repeatedly for about `seconds`; returns operations per second.
+func rate(seconds: Double, batch: Int, _ body: () throws -> Void) rethrows -> Double {
+    let clock = ContinuousClock()
+    let start = clock.now
+    var operations = 0
+    while true {
+        for _ in 0..<batch { try body() }
+        operations += batch
+        let elapsed = start.duration(to: clock.now)
+        let secs = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        if secs >= seconds { return Double(operations) / secs }
+    }
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted[sorted.count / 2]
+}
+
+func randomBytes(_ count: Int) -> Data {
+    var generator = SystemRandomNumberGenerator()
+    return Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
+}
+
+func identityBenchmark(_ settings: Settings) throws {
+    let context = try CollaborationContext(identifier: "6f1c2a9e-3b7d-4c55-9a0e-2d8f4b1e7c30", salt: randomBytes(16))
+
+    // 64 people with 1 to 3 devices each; every device signs a 128-byte challenge-sized message.
+    var roots = KnownRoots()
+    var proofs: [SignedIdentityProof] = []
+    var raw: [(P256.Signing.PublicKey, P256.Signing.ECDSASignature, Data)] = []
+    var threeDeviceKeys: [P256Key] = []
+    for person in 0..<64 {
+        let keys = (0...(person % 3)).map { _ in DeviceKey() }
+        let tree = try IdentityTree(masterKeys: keys.map(\.publicKey), context: context)
+        roots.insert(tree.root)
+        if keys.count == 3 { threeDeviceKeys = keys.map(\.publicKey) }
+        for key in keys {
+            let message = randomBytes(128)
+            let proof = try SignedIdentityProof(signing: message, with: key.diversified(for: context), in: tree)
+            proofs.append(proof)
+            raw.append((
+                try P256.Signing.PublicKey(x963Representation: proof.proof.publicKey),
+                try P256.Signing.ECDSASignature(derRepresentation: proof.signature),
+                message
+            ))
+        }
+    }
+    for _ in 0..<settings.roots {
+        roots.insert(try RootHash(scheme: .cohortV1, bytes: randomBytes(32)))
+    }
+    print("identity benchmark: \(proofs.count) signed proofs, \(roots.count) known roots, \(settings.rounds) rounds of \(settings.seconds) s each")
+
+    var rawRates: [Double] = []
+    var rawParsedRates: [Double] = []
+    var proofRates: [Double] = []
+    var rootRates: [Double] = []
+    var oneDeviceRootRates: [Double] = []
+    var index = 0
+    for round in 1...settings.rounds {
+        rawRates.append(rate(seconds: settings.seconds, batch: 64) {
+            let (key, signature, message) = raw[index % raw.count]
+            index += 1
+            precondition(key.isValidSignature(signature, for: message))
+        })
+        rawParsedRates.append(try rate(seconds: settings.seconds, batch: 64) {
+            let proof = proofs[index % proofs.count]
+            index += 1
+            let key = try P256.Signing.PublicKey(x963Representation: proof.proof.publicKey)
+            let signature = try P256.Signing.ECDSASignature(derRepresentation: proof.signature)
+            precondition(key.isValidSignature(signature, for: proof.message))
+        })
+        proofRates.append(try rate(seconds: settings.seconds, batch: 64) {
+            let proof = proofs[index % proofs.count]
+            index += 1
+            _ = try proof.verify(against: roots)
+        })
+        rootRates.append(try rate(seconds: settings.seconds, batch: 8) {
+            _ = try IdentityTree(masterKeys: threeDeviceKeys, context: context).root
+        })
+        oneDeviceRootRates.append(try rate(seconds: settings.seconds, batch: 8) {
+            _ = try IdentityTree(masterKeys: [threeDeviceKeys[0]], context: context).root
+        })
+        print(String(format: "round %d: raw %.0f/s, raw+parse %.0f/s, proof %.0f/s, root(3 devices) %.0f/s, root(1 device) %.0f/s",
+                     round, rawRates.last!, rawParsedRates.last!, proofRates.last!, rootRates.last!, oneDeviceRootRates.last!))
+    }
+
+    let rawMedian = median(rawRates)
+    let proofMedian = median(proofRates)
+    print("")
+    print("| measurement (median of \(settings.rounds) rounds) | per second | vs raw verify |")
+    print("|---|---:|---:|")
+    print(String(format: "| raw ECDSA P-256 verify (swift-crypto, key and signature pre-parsed) | %.0f | 1.00× |", rawMedian))
+    print(String(format: "| raw ECDSA P-256 verify, parsing key and DER signature each time | %.0f | %.2f× |", median(rawParsedRates), median(rawParsedRates) / rawMedian))
+    print(String(format: "| signed identity proof verify (key, signature, fold, lookup among %d roots) | %.0f | %.2f× |", roots.count, proofMedian, proofMedian / rawMedian))
+    print(String(format: "| cohort-v1 root computation, 3-device card | %.0f | — |", median(rootRates)))
+    print(String(format: "| cohort-v1 root computation, 1-device card | %.0f | — |", median(oneDeviceRootRates)))
+    print(String(format: "\nproof verification / raw verify = %.2f (goal ≥ 0.90)", proofMedian / rawMedian))
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "identity":
+    try identityBenchmark(Settings(Array(arguments.dropFirst())))
+default:
+    FileHandle.standardError.write(Data("usage: cohort-bench identity [--seconds S] [--roots N] [--rounds R]\n".utf8))
+    exit(64)
+}

@@ -1,0 +1,15 @@
+import ArgumentParser
+
+@main
+struct Cohort: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cohort",
+        abstract: "File-backed collaboration on git, with participants known only by root hashes.",
+        discussion: """
+        Identities live under $COHORT_HOME (default ~/.config/cohort).
+        Exit status: 0 success, 1 a refusal or failure (one line: error: CODE: reason), 64 a usage error.
+        """,
+        version: CohortVersion.text,
+        subcommands: [IdCommand.self, ProofCommand.self, VersionCommand.self]
+    )
+}

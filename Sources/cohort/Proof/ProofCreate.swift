@@ -1,0 +1,39 @@
+import ArgumentParser
+import CohortIdentity
+import Foundation
+
+struct ProofCreate: CohortCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create",
+        abstract: "Sign a message with this device's key for a collaboration, with its proof of inclusion.",
+        discussion: """
+        Prints {"scheme", "publicKey", "publicKeyIndex", "inclusionHashes", "signature", "message"}:
+        binary values base64, the signature ECDSA P-256 / SHA-256 in DER by this device's diversified key.
+        """
+    )
+
+    @Option(help: ArgumentHelp("The collaboration identifier.", valueName: "ID"))
+    var collaboration: String
+
+    @Option(help: ArgumentHelp("The collaboration's salt, 32 hex digits.", valueName: "HEX"))
+    var salt: String
+
+    @Option(help: ArgumentHelp("The message to sign, base64 (a server challenge, or any non-empty bytes).", valueName: "BASE64"))
+    var message: String
+
+    @OptionGroup var output: OutputOptions
+
+    @OptionGroup var home: HomeOptions
+
+    func execute() throws {
+        let context = try CollaborationContext(identifier: collaboration, saltHex: salt)
+        guard message.utf8.count <= (SignedIdentityProof.maxMessageBytes + 2) / 3 * 4,
+              let bytes = Data(base64Encoded: message)
+        else {
+            throw CohortError(.malformed, "--message is not standard padded base64 of at most \(SignedIdentityProof.maxMessageBytes) bytes",
+                              hint: "encode the message with `base64 -w0`")
+        }
+        let proof = try home.home.proof(signing: bytes, in: context)
+        try output.emit(proof.jsonData())
+    }
+}

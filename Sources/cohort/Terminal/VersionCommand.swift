@@ -1,0 +1,20 @@
+import ArgumentParser
+import CohortGit
+import CohortIdentity
+
+enum CohortVersion {
+    static let text = "0.1.0"
+}
+
+struct VersionCommand: CohortCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "version",
+        abstract: "Print Cohort's version and the versions of the libraries it links."
+    )
+
+    func execute() throws {
+        Terminal.print("cohort \(CohortVersion.text)")
+        Terminal.print("libgit2 \(GitRuntime.version)")
+        Terminal.print(Libraries.libcryptoVersion)
+    }
+}
