@@ -5,6 +5,8 @@ import Foundation
 public enum SignatureEncoding: Sendable {
     /// Strict DER (`SEQUENCE { r INTEGER, s INTEGER }`), at most 72 bytes. BER is refused.
     case der
+    /// Raw `r ‖ s` (IEEE P1363), exactly 64 bytes.
+    case raw
     /// DER, or raw `r ‖ s` (64 bytes) as Apple's APIs produce.
     case derOrRaw
 }
@@ -17,14 +19,18 @@ extension P256Key {
     /// malformed or does not verify.
     public func verifySignature(_ signature: Data, for message: some DataProtocol, encoding: SignatureEncoding = .der) throws {
         var candidates: [P256.Signing.ECDSASignature] = []
-        if signature.count <= maxDERSignatureBytes, let der = try? P256.Signing.ECDSASignature(derRepresentation: signature) {
+        if encoding != .raw, signature.count <= maxDERSignatureBytes, let der = try? P256.Signing.ECDSASignature(derRepresentation: signature) {
             candidates.append(der)
         }
-        if encoding == .derOrRaw, signature.count == 64, let raw = try? P256.Signing.ECDSASignature(rawRepresentation: signature) {
+        if encoding != .der, signature.count == 64, let raw = try? P256.Signing.ECDSASignature(rawRepresentation: signature) {
             candidates.append(raw)
         }
         guard !candidates.isEmpty else {
-            let expected = encoding == .der ? "strict DER (at most 72 bytes)" : "strict DER or raw r‖s (64 bytes)"
+            let expected = switch encoding {
+            case .der: "strict DER (at most 72 bytes)"
+            case .raw: "raw r‖s (64 bytes)"
+            case .derOrRaw: "strict DER or raw r‖s (64 bytes)"
+            }
             throw CohortError(.badSignature, "signature of \(signature.count) bytes is not \(expected)",
                               hint: "send the ECDSA P-256 signature exactly as the signer produced it")
         }

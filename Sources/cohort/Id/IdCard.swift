@@ -21,7 +21,7 @@ struct IdCard: CohortCommand {
         if !partial, !card.unsignedDevices.isEmpty {
             let names = card.unsignedDevices.map { "'\($0.name)'" }.joined(separator: ", ")
             throw CohortError(.cardIncomplete, "card version \(card.version) is not yet signed by \(names)",
-                              hint: "run `cohort id card --partial --output FILE` and `cohort id import-card FILE` on that device")
+                              hint: "write it with `cohort id card --partial --output FILE` and run `cohort id import-card FILE` on that device")
         }
         try output.emit(card.jsonData())
     }

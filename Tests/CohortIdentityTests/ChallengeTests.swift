@@ -1,0 +1,148 @@
+import Crypto
+import Foundation
+import Synchronization
+import Testing
+@testable import CohortIdentity
+
+/// A clock tests move by hand.
+final class TestClock: Sendable {
+    private let time = Mutex<Date>(Date(timeIntervalSince1970: 1_800_000_000))
+    var now: Date { time.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { time.withLock { $0 += seconds } }
+}
+
+@Suite struct ChallengeTests {
+    let key = SymmetricKey(size: .bits256)
+    let clock = TestClock()
+    let device: DeviceKey
+    let tree: IdentityTree
+    let roots: KnownRoots
+
+    init() throws {
+        let master = DeviceKey()
+        tree = try IdentityTree(masterKeys: [master.publicKey], context: testContext)
+        device = try master.diversified(for: testContext)
+        roots = KnownRoots(active: [tree.root])
+    }
+
+    func authority(server: String = "https://cohort.example", key: SymmetricKey? = nil, spent: any SpentChallengeStore = MemorySpentChallenges()) throws -> ChallengeAuthority {
+        let clock = clock
+        return try ChallengeAuthority(server: server, key: key ?? self.key, spent: spent, lifetime: 120, now: { clock.now })
+    }
+
+    func answer(_ message: Data) throws -> SignedIdentityProof {
+        try SignedIdentityProof(signing: message, with: device, in: tree)
+    }
+
+    @Test func issuedChallengeIsAcceptedOnce() throws {
+        let authority = try authority()
+        let challenge = try authority.issue(collaboration: testContext.identifier, operation: .pull)
+        #expect(try Challenge(bytes: challenge.bytes) == challenge)
+        let proof = try answer(challenge.bytes)
+        #expect(try authority.verify(proof, collaboration: testContext.identifier, operation: .pull, against: roots) == tree.root)
+        expectCode(.challengeReplayed) { try authority.verify(proof, collaboration: testContext.identifier, operation: .pull, against: roots) }
+        // A new challenge gets in again.
+        let next = try authority.issue(collaboration: testContext.identifier, operation: .pull)
+        #expect(next.nonce != challenge.nonce)
+        #expect(try authority.verify(answer(next.bytes), collaboration: testContext.identifier, operation: .pull, against: roots) == tree.root)
+    }
+
+    @Test func forgedChallenges() throws {
+        let authority = try authority()
+        let challenge = try authority.issue(collaboration: testContext.identifier, operation: .push)
+        func check(_ bytes: Data) {
+            expectCode(.challengeForged) { try authority.verify(answer(bytes), collaboration: testContext.identifier, operation: .push, against: roots) }
+        }
+        // Any changed byte: the tag no longer matches (or the layout breaks).
+        for offset in [0, 19, 51, 59, 61, challenge.bytes.count - 1] {
+            var bytes = challenge.bytes
+            bytes[offset] ^= 0x01
+            check(bytes)
+        }
+        check(challenge.bytes.dropLast())
+        check(challenge.bytes + Data([0]))
+        check(Data("not a challenge at all".utf8))
+        // Issued by another server's key, or by this key under another server name.
+        check(try self.authority(key: SymmetricKey(size: .bits256)).issue(collaboration: testContext.identifier, operation: .push).bytes)
+        check(try self.authority(server: "https://elsewhere.example").issue(collaboration: testContext.identifier, operation: .push).bytes)
+    }
+
+    @Test func expiredChallenge() throws {
+        let authority = try authority()
+        let challenge = try authority.issue(collaboration: testContext.identifier, operation: .pull)
+        clock.advance(120)
+        let early = try answer(challenge.bytes)
+        clock.advance(1)
+        expectCode(.challengeExpired) { try authority.verify(early, collaboration: testContext.identifier, operation: .pull, against: roots) }
+    }
+
+    @Test func challengeOutOfScope() throws {
+        let authority = try authority()
+        let pull = try authority.issue(collaboration: testContext.identifier, operation: .pull)
+        expectCode(.challengeScope) { try authority.verify(answer(pull.bytes), collaboration: testContext.identifier, operation: .push, against: roots) }
+        let other = try authority.issue(collaboration: "another-collaboration", operation: .pull)
+        expectCode(.challengeScope) { try authority.verify(answer(other.bytes), collaboration: testContext.identifier, operation: .pull, against: roots) }
+        // A refused attempt does not spend the challenge.
+        #expect(try authority.verify(answer(pull.bytes), collaboration: testContext.identifier, operation: .pull, against: roots) == tree.root)
+    }
+
+    @Test func challengeIsCheckedBeforeTheSignatureAndSpentAfterIt() throws {
+        let authority = try authority()
+        let challenge = try authority.issue(collaboration: testContext.identifier, operation: .pull)
+        let good = try answer(challenge.bytes)
+        let badSignature = SignedIdentityProof(scheme: .cohortV1, proof: good.proof, signature: Data(count: 8), message: good.message)
+        expectCode(.badSignature) { try authority.verify(badSignature, collaboration: testContext.identifier, operation: .pull, against: roots) }
+        expectCode(.unknownRoot) { try authority.verify(good, collaboration: testContext.identifier, operation: .pull, against: KnownRoots()) }
+        // Neither failure spent it.
+        #expect(try authority.verify(good, collaboration: testContext.identifier, operation: .pull, against: roots) == tree.root)
+        clock.advance(500)
+        expectCode(.challengeExpired) { try authority.verify(badSignature, collaboration: testContext.identifier, operation: .pull, against: roots) }
+    }
+
+    @Test func concurrentAnswersSpendOnce() async throws {
+        let authority = try authority()
+        let challenge = try authority.issue(collaboration: testContext.identifier, operation: .pull)
+        let proof = try answer(challenge.bytes)
+        let roots = roots
+        let successes = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<16 {
+                group.addTask {
+                    (try? authority.verify(proof, collaboration: testContext.identifier, operation: .pull, against: roots)) != nil
+                }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(successes == 1)
+    }
+
+    @Test func spentChallengesSurviveARestart() throws {
+        let temp = try TemporaryDirectory()
+        let log = temp.path("spent-challenges")
+        let now = UInt64(clock.now.timeIntervalSince1970)
+        let before = try authority(spent: FileSpentChallenges(url: log, now: now))
+        let spentOne = try before.issue(collaboration: testContext.identifier, operation: .pull)
+        let unspent = try before.issue(collaboration: testContext.identifier, operation: .pull)
+        let proof = try answer(spentOne.bytes)
+        _ = try before.verify(proof, collaboration: testContext.identifier, operation: .pull, against: roots)
+
+        // "Restart": a new authority over the same key and log.
+        let after = try authority(spent: FileSpentChallenges(url: log, now: now))
+        expectCode(.challengeReplayed) { try after.verify(proof, collaboration: testContext.identifier, operation: .pull, against: roots) }
+        #expect(try after.verify(answer(unspent.bytes), collaboration: testContext.identifier, operation: .pull, against: roots) == tree.root)
+
+        // A torn last line from a crash is ignored.
+        let handle = try FileHandle(forWritingTo: log)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("abcdef".utf8))
+        try handle.close()
+        let again = try authority(spent: FileSpentChallenges(url: log, now: now))
+        expectCode(.challengeReplayed) { try again.verify(proof, collaboration: testContext.identifier, operation: .pull, against: roots) }
+        #expect(try FileManager.default.attributesOfItem(atPath: log.path)[.posixPermissions] as? Int == 0o600)
+    }
+
+    @Test func authorityRefusesUnsafeSettings() {
+        expectCode(.malformed) { try ChallengeAuthority(server: "s", key: SymmetricKey(size: .bits128), spent: MemorySpentChallenges()) }
+        expectCode(.malformed) { try ChallengeAuthority(server: "s", key: key, spent: MemorySpentChallenges(), lifetime: 301) }
+        expectCode(.malformed) { try ChallengeAuthority(server: "", key: key, spent: MemorySpentChallenges()) }
+    }
+}
