@@ -46,7 +46,11 @@ func median(_ values: [Double]) -> Double {
 
 func randomBytes(_ count: Int) -> Data {
     var generator = SystemRandomNumberGenerator()
-    return Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    var bytes = [UInt8]()
+    while bytes.count < count {
+        withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) }
+    }
+    return Data(bytes.prefix(count))
 }
 
 func identityBenchmark(_ settings: Settings) throws {

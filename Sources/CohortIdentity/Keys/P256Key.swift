@@ -8,8 +8,7 @@ public struct P256Key: Hashable, Sendable, CustomStringConvertible {
     public let x963: Data
     let signingKey: P256.Signing.PublicKey
 
-    public init(x963 bytes: some DataProtocol) throws {
-        let data = Data(bytes)
+    public init(x963 data: Data) throws {
         guard data.count == 65 else {
             throw CohortError(.badKey, "public key is \(data.count) bytes, expected 65 (uncompressed X9.63 P-256)",
                               hint: "export the key uncompressed: 0x04 ‖ x ‖ y")

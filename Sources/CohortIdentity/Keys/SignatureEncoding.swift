@@ -20,6 +20,11 @@ extension P256Key {
     public func verifySignature(_ signature: Data, for message: some DataProtocol, encoding: SignatureEncoding = .der) throws {
         var candidates: [P256.Signing.ECDSASignature] = []
         if encoding != .raw, signature.count <= maxDERSignatureBytes, let der = try? P256.Signing.ECDSASignature(derRepresentation: signature) {
+            // The common case (cohort-v1, DER only) needs no second candidate.
+            if encoding == .der || signature.count != 64 {
+                guard signingKey.isValidSignature(der, for: message) else { throw mismatch() }
+                return
+            }
             candidates.append(der)
         }
         if encoding != .der, signature.count == 64, let raw = try? P256.Signing.ECDSASignature(rawRepresentation: signature) {
@@ -34,9 +39,11 @@ extension P256Key {
             throw CohortError(.badSignature, "signature of \(signature.count) bytes is not \(expected)",
                               hint: "send the ECDSA P-256 signature exactly as the signer produced it")
         }
-        guard candidates.contains(where: { signingKey.isValidSignature($0, for: message) }) else {
-            throw CohortError(.badSignature, "signature does not verify with public key \(fingerprint)",
-                              hint: "check that the message is exactly the bytes that were signed")
-        }
+        guard candidates.contains(where: { signingKey.isValidSignature($0, for: message) }) else { throw mismatch() }
+    }
+
+    private func mismatch() -> CohortError {
+        CohortError(.badSignature, "signature does not verify with public key \(fingerprint)",
+                    hint: "check that the message is exactly the bytes that were signed")
     }
 }

@@ -60,18 +60,18 @@ public struct IdentityTree: Sendable {
     /// `SHA-256` of the master keys sorted bytewise and concatenated.
     public static func cardDigest(_ masterKeys: [P256Key]) -> Data {
         var hasher = SHA256()
-        for key in masterKeys.map(\.x963).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+        for key in masterKeys.map({ Array($0.x963) }).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
             hasher.update(data: key)
         }
         return Data(hasher.finalize())
     }
 
-    private static func orderKey(_ leaf: Data, salt: Data) -> Data {
+    private static func orderKey(_ leaf: Data, salt: Data) -> [UInt8] {
         var hasher = SHA256()
         hasher.update(data: orderDomain)
         hasher.update(data: salt)
         hasher.update(data: leaf)
-        return Data(hasher.finalize())
+        return Array(hasher.finalize())
     }
 
     /// The proof of inclusion for a diversified key of this tree, or nil if it is not a leaf.

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+/// Runs the built `cohort` binary as a user would, in its own process.
+struct CLI {
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+
+        var lines: [String] { stdout.split(separator: "\n").map(String.init) }
+    }
+
+    /// The `cohort` executable built beside this test bundle (or `$COHORT_BINARY`).
+    static let binary: URL = {
+        if let path = ProcessInfo.processInfo.environment["COHORT_BINARY"] {
+            return URL(fileURLWithPath: path)
+        }
+        let beside = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("cohort")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug/cohort")
+    }()
+
+    let home: URL
+    let directory: URL
+
+    @discardableResult
+    func run(_ arguments: [String], stdin: Data? = nil, home: URL? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        var environment = ProcessInfo.processInfo.environment
+        environment["COHORT_HOME"] = (home ?? self.home).path
+        process.environment = environment
+        let output = Pipe()
+        let errors = Pipe()
+        let input = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        // Read both pipes while the process runs so neither fills up.
+        let outData = Mutexed<Data>()
+        let reader = Thread { outData.set(output.fileHandleForReading.readDataToEndOfFile()) }
+        reader.start()
+        let errData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !outData.isSet { usleep(1000) }
+        return Result(status: process.terminationStatus, stdout: String(decoding: outData.value, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+/// A value written once by another thread.
+final class Mutexed<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: T?
+    func set(_ value: T) { lock.withLock { stored = value } }
+    var isSet: Bool { lock.withLock { stored != nil } }
+    var value: T { lock.withLock { stored! } }
+}
+
+/// A directory for one test, removed afterwards.
+final class Sandbox {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("cohort-cli-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> URL { url.appendingPathComponent(name) }
+
+    /// A CLI whose identity lives in `name` under this sandbox.
+    func cli(_ name: String) -> CLI { CLI(home: path(name), directory: url) }
+
+    func write(_ name: String, _ text: String) throws {
+        try Data(text.utf8).write(to: path(name))
+    }
+
+    func read(_ name: String) throws -> String {
+        try String(decoding: Data(contentsOf: path(name)), as: UTF8.self)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// Asserts the one-line error contract: exit 1, nothing on stdout, one stderr line `error: CODE: …`.
+func expectRefusal(_ result: CLI.Result, _ code: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(result.status == 1, "exit \(result.status), stderr: \(result.stderr)", sourceLocation: sourceLocation)
+    #expect(result.stdout.isEmpty, "stdout: \(result.stdout)", sourceLocation: sourceLocation)
+    let lines = result.stderr.split(separator: "\n")
+    #expect(lines.count == 1, "stderr: \(result.stderr)", sourceLocation: sourceLocation)
+    #expect(result.stderr.hasPrefix("error: \(code): "), "stderr: \(result.stderr)", sourceLocation: sourceLocation)
+}
