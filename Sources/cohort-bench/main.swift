@@ -127,6 +127,22 @@ func identityBenchmark(_ settings: Settings) throws {
     print(String(format: "| cohort-v1 root computation, 3-device card | %.0f | — |", median(rootRates)))
     print(String(format: "| cohort-v1 root computation, 1-device card | %.0f | — |", median(oneDeviceRootRates)))
     print(String(format: "\nproof verification / raw verify = %.2f (goal ≥ 0.90)", proofMedian / rawMedian))
+
+    // Where a proof verification's time goes, stage by stage, on one proof.
+    let sample = proofs[0]
+    let key = try P256Key(x963: sample.proof.publicKey)
+    let root = try sample.proof.root(under: .cohortV1)
+    let stages: [(String, Double)] = [
+        ("parse and check the public key", try rate(seconds: settings.seconds, batch: 256) { _ = try P256Key(x963: sample.proof.publicKey) }),
+        ("parse DER and verify the signature", try rate(seconds: settings.seconds, batch: 64) { try key.verifySignature(sample.signature, for: sample.message) }),
+        ("fold the proof (5 SHA-256)", try rate(seconds: settings.seconds, batch: 256) { _ = try sample.proof.root(under: .cohortV1) }),
+        ("look the root up among \(roots.count)", rate(seconds: settings.seconds, batch: 1024) { _ = roots.status(of: root) }),
+    ]
+    print("\n| stage of one verification | microseconds |")
+    print("|---|---:|")
+    for (name, perSecond) in stages {
+        print(String(format: "| %@ | %.2f |", name, 1e6 / perSecond))
+    }
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())

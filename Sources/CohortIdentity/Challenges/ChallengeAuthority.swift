@@ -55,7 +55,7 @@ public final class ChallengeAuthority: Sendable {
     }
 
     private func tag(for challenge: Challenge) -> Data {
-        Data(HMAC<SHA256>.authenticationCode(for: challenge.signedPart, using: key))
+        HMAC<SHA256>.authenticationCode(for: challenge.signedPart, using: key).withUnsafeBytes { Data($0) }
     }
 
     /// Verifies `proof`, whose message must be a challenge from this authority for `operation` on

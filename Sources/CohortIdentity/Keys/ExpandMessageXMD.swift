@@ -16,16 +16,16 @@ enum ExpandMessageXMD {
         prime.append(UInt8(length & 0xff))
         prime.append(0)
         prime.append(domainPrime)
-        let b0 = Data(SHA256.hash(data: prime))
+        let b0 = SHA256.hash(data: prime).bytes
 
-        var previous = Data(SHA256.hash(data: b0 + [1] + domainPrime))
+        var previous = SHA256.hash(data: b0 + [1] + domainPrime).bytes
         var uniform = previous
         var i = 2
         while i <= blockCount {
             var mixed = Data(zip(b0, previous).map { $0 ^ $1 })
             mixed.append(UInt8(i))
             mixed.append(domainPrime)
-            previous = Data(SHA256.hash(data: mixed))
+            previous = SHA256.hash(data: mixed).bytes
             uniform.append(previous)
             i += 1
         }

@@ -39,7 +39,7 @@ public struct IdentityTree: Sendable {
             hasher.update(data: binding)
             hasher.update(data: digest)
             hasher.update(data: [UInt8(j)])
-            values.append(Data(hasher.finalize()))
+            values.append(hasher.finalize().bytes)
         }
 
         let ordered = values
@@ -63,7 +63,7 @@ public struct IdentityTree: Sendable {
         for key in masterKeys.map({ Array($0.x963) }).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
             hasher.update(data: key)
         }
-        return Data(hasher.finalize())
+        return hasher.finalize().bytes
     }
 
     private static func orderKey(_ leaf: Data, salt: Data) -> [UInt8] {
@@ -71,7 +71,7 @@ public struct IdentityTree: Sendable {
         hasher.update(data: orderDomain)
         hasher.update(data: salt)
         hasher.update(data: leaf)
-        return Array(hasher.finalize())
+        return hasher.finalize().withUnsafeBytes { Array($0) }
     }
 
     /// The proof of inclusion for a diversified key of this tree, or nil if it is not a leaf.
