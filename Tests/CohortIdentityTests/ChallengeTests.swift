@@ -146,3 +146,31 @@ final class TestClock: Sendable {
         expectCode(.malformed) { try ChallengeAuthority(server: "", key: key, spent: MemorySpentChallenges()) }
     }
 }
+
+@Suite struct ChallengeKeyFileTests {
+    @Test func keyIsCreatedOnceAndReused() throws {
+        let temp = try TemporaryDirectory()
+        let url = temp.path("challenge.key")
+        let first = try ChallengeKeyFile.loadOrCreate(at: url)
+        let second = try ChallengeKeyFile.loadOrCreate(at: url)
+        #expect(first == second)
+        #expect(try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int == 0o600)
+
+        // A challenge issued before a "restart" verifies after it with the reloaded key.
+        let master = DeviceKey()
+        let tree = try IdentityTree(masterKeys: [master.publicKey], context: testContext)
+        let before = try ChallengeAuthority(server: "s", key: first, spent: MemorySpentChallenges())
+        let challenge = try before.issue(collaboration: testContext.identifier, operation: .push)
+        let after = try ChallengeAuthority(server: "s", key: second, spent: MemorySpentChallenges())
+        let proof = try SignedIdentityProof(signing: challenge.bytes, with: master.diversified(for: testContext), in: tree)
+        #expect(try after.verify(proof, collaboration: testContext.identifier, operation: .push, against: KnownRoots(active: [tree.root])) == tree.root)
+    }
+
+    @Test func damagedKeyIsRefused() throws {
+        let temp = try TemporaryDirectory()
+        let url = temp.path("challenge.key")
+        try Data("abcd\n".utf8).write(to: url)
+        expectCode(.malformed) { try ChallengeKeyFile.loadOrCreate(at: url) }
+        #expect(try String(decoding: Data(contentsOf: url), as: UTF8.self) == "abcd\n", "a damaged key is never replaced silently")
+    }
+}

@@ -86,13 +86,3 @@ struct ByteReader {
         try read(Int(readU16()))
     }
 }
-
-/// Compares two byte strings in time that depends only on their lengths, for MACs and tags.
-func constantTimeEqual(_ a: some DataProtocol, _ b: some DataProtocol) -> Bool {
-    guard a.count == b.count else { return false }
-    var difference: UInt8 = 0
-    for (x, y) in zip(a, b) {
-        difference |= x ^ y
-    }
-    return difference == 0
-}

@@ -22,9 +22,10 @@ public enum AtomicFile {
         }
         guard fchmod(fd, mode) == 0 else { throw failure("set the mode of", temporary) }
         try data.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
             var offset = 0
             while offset < raw.count {
-                let n = systemWrite(fd, raw.baseAddress! + offset, raw.count - offset)
+                let n = systemWrite(fd, base + offset, raw.count - offset)
                 if n < 0 && errno == EINTR { continue }
                 guard n > 0 else { throw failure("write", url) }
                 offset += n
