@@ -45,7 +45,7 @@ let package = Package(
         // The thin Swift layer over libgit2.
         .target(
             name: "CohortGit",
-            dependencies: ["CGit2", "CGit2Shim"]
+            dependencies: ["CGit2", "CGit2Shim", "CohortIdentity"]
         ),
 
         .executableTarget(

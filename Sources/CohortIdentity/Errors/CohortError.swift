@@ -44,12 +44,14 @@ public struct CohortError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let cardIncomplete = Code("E_CARD_INCOMPLETE")
         /// A file could not be read or written.
         public static let io = Code("E_IO")
+        /// A git operation failed (the repository is missing, damaged, or refused the change).
+        public static let git = Code("E_GIT")
 
         /// Every code, in documentation order.
         public static let all: [Code] = [
             .malformed, .badKey, .badSignature, .badProof, .unknownRoot, .revoked,
             .challengeForged, .challengeExpired, .challengeScope, .challengeReplayed, .notPermitted,
-            .identityExists, .noIdentity, .cardIncomplete, .io,
+            .identityExists, .noIdentity, .cardIncomplete, .io, .git,
         ]
     }
 

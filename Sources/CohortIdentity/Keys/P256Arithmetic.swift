@@ -1,4 +1,4 @@
-import CLibcrypto
+internal import CLibcrypto
 import Foundation
 
 /// Point and scalar arithmetic on P-256 through OpenSSL's libcrypto (swift-crypto exposes none).

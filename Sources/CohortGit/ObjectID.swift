@@ -1,0 +1,45 @@
+import CGit2
+import CohortIdentity
+import Foundation
+
+/// A git object id.
+public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
+    var raw: git_oid
+
+    init(_ raw: git_oid) {
+        self.raw = raw
+    }
+
+    init(_ pointer: UnsafePointer<git_oid>) {
+        raw = pointer.pointee
+    }
+
+    /// Parses 40 hex digits.
+    public init(hex: String) throws {
+        var oid = git_oid()
+        guard hex.utf8.count == 40, git_oid_fromstr(&oid, hex) == 0 else {
+            throw CohortError(.malformed, "'\(hex.prefix(48))' is not a 40-digit object id")
+        }
+        raw = oid
+    }
+
+    /// The id as 40 lowercase hex digits.
+    public var hex: String {
+        withUnsafeBytes(of: raw.id) { Data($0).hexString }
+    }
+
+    public var description: String { hex }
+
+    /// The all-zero id git uses for "no object" in ref updates.
+    public static let zero = ObjectID(git_oid())
+
+    public var isZero: Bool { self == .zero }
+
+    public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
+        withUnsafeBytes(of: lhs.raw.id) { a in withUnsafeBytes(of: rhs.raw.id) { b in a.elementsEqual(b) } }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        withUnsafeBytes(of: raw.id) { hasher.combine(bytes: $0) }
+    }
+}

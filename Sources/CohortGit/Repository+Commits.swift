@@ -1,0 +1,134 @@
+import CGit2
+import CohortIdentity
+import Foundation
+
+/// What Cohort reads of a commit.
+public struct Commit: Sendable {
+    public let id: ObjectID
+    public let tree: ObjectID
+    public let parents: [ObjectID]
+    public let message: String
+    /// The `gpgsig` header's value and the bytes it signs, when the commit is signed.
+    public let signature: (armored: String, signedData: Data)?
+}
+
+/// A commit's author or committer.
+public struct Person: Sendable {
+    public let name: String
+    public let email: String
+    public let time: Date
+
+    public init(name: String, email: String, time: Date = Date()) {
+        self.name = name
+        self.email = email
+        self.time = time
+    }
+}
+
+extension Repository {
+    func withCommit<T>(_ id: ObjectID, _ body: (OpaquePointer?) throws -> T) throws -> T {
+        var commit: OpaquePointer?
+        var oid = id.raw
+        try check(git_commit_lookup(&commit, pointer, &oid), "cannot read commit \(id.hex)")
+        defer { git_commit_free(commit) }
+        return try body(commit)
+    }
+
+    /// Reads commit `id`, with its signature if it has one.
+    public func commit(_ id: ObjectID) throws -> Commit {
+        let (tree, parents, message) = try withCommit(id) { commit in
+            (ObjectID(git_commit_tree_id(commit)),
+             (0..<git_commit_parentcount(commit)).map { ObjectID(git_commit_parent_id(commit, $0)) },
+             git_commit_message_raw(commit).map { String(cString: $0) } ?? "")
+        }
+        var signature = git_buf()
+        var signed = git_buf()
+        defer {
+            git_buf_dispose(&signature)
+            git_buf_dispose(&signed)
+        }
+        var oid = id.raw
+        let result = git_commit_extract_signature(&signature, &signed, pointer, &oid, "gpgsig")
+        var extracted: (String, Data)?
+        if result == 0, let sigPointer = signature.ptr, let signedPointer = signed.ptr {
+            extracted = (String(cString: sigPointer), Data(bytes: signedPointer, count: signed.size))
+        } else if result != GIT_ENOTFOUND.rawValue {
+            try check(result, "cannot read the signature of \(id.hex)")
+        }
+        return Commit(id: id, tree: tree, parents: parents, message: message, signature: extracted)
+    }
+
+    /// Creates a commit of `tree` with `parents`, signed by `sign` (which receives the exact bytes of
+    /// the unsigned commit and returns the armored signature for the `gpgsig` header). Does not move
+    /// any reference.
+    public func createCommit(
+        tree: ObjectID, parents: [ObjectID], message: String, author: Person,
+        sign: (Data) throws -> String
+    ) throws -> ObjectID {
+        var signature: UnsafeMutablePointer<git_signature>?
+        try check(git_signature_new(&signature, author.name, author.email,
+                                    git_time_t(author.time.timeIntervalSince1970), 0), "invalid author")
+        defer { git_signature_free(signature) }
+
+        var treePointer: OpaquePointer?
+        var treeOID = tree.raw
+        try check(git_tree_lookup(&treePointer, pointer, &treeOID), "cannot read tree \(tree.hex)")
+        defer { git_tree_free(treePointer) }
+
+        var parentPointers: [OpaquePointer?] = []
+        defer { parentPointers.forEach { git_commit_free($0) } }
+        for parent in parents {
+            var commit: OpaquePointer?
+            var oid = parent.raw
+            try check(git_commit_lookup(&commit, pointer, &oid), "cannot read parent \(parent.hex)")
+            parentPointers.append(commit)
+        }
+
+        var buffer = git_buf()
+        defer { git_buf_dispose(&buffer) }
+        let result = parentPointers.withUnsafeMutableBufferPointer { parentsBuffer in
+            git_commit_create_buffer(&buffer, pointer, signature, signature, nil, message, treePointer,
+                                     parents.count, parentsBuffer.baseAddress)
+        }
+        try check(result, "cannot build the commit")
+        guard let content = buffer.ptr else { throw gitFailure(-1, "empty commit buffer") }
+        let unsigned = Data(bytes: content, count: buffer.size)
+        let armored = try sign(unsigned)
+        var oid = git_oid()
+        try check(git_commit_create_with_signature(&oid, pointer, content, armored, "gpgsig"), "cannot write the signed commit")
+        return ObjectID(oid)
+    }
+
+    /// Commits from `tip` back to (not including) `hidden` and their ancestors, parents before children.
+    public func commits(from tip: ObjectID, hiding hidden: [ObjectID] = []) throws -> [ObjectID] {
+        var walk: OpaquePointer?
+        try check(git_revwalk_new(&walk, pointer), "cannot walk history")
+        defer { git_revwalk_free(walk) }
+        try check(git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_REVERSE.rawValue), "cannot sort history")
+        var start = tip.raw
+        try check(git_revwalk_push(walk, &start), "cannot walk from \(tip.hex)")
+        for id in hidden {
+            var oid = id.raw
+            try check(git_revwalk_hide(walk, &oid), "cannot hide \(id.hex)")
+        }
+        var ids: [ObjectID] = []
+        var oid = git_oid()
+        while true {
+            let result = git_revwalk_next(&oid, walk)
+            if result == GIT_ITEROVER.rawValue { break }
+            try check(result, "cannot walk history")
+            ids.append(ObjectID(oid))
+        }
+        return ids
+    }
+
+    /// Whether `ancestor` is `descendant` or one of its ancestors.
+    public func isAncestor(_ ancestor: ObjectID, of descendant: ObjectID) throws -> Bool {
+        if ancestor == descendant { return true }
+        var a = descendant.raw
+        var b = ancestor.raw
+        let result = git_graph_descendant_of(pointer, &a, &b)
+        try check(result, "cannot compare \(ancestor.hex) and \(descendant.hex)")
+        return result == 1
+    }
+}

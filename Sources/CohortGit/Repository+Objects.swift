@@ -1,0 +1,109 @@
+import CGit2
+import CohortIdentity
+import Foundation
+
+/// One entry of a git tree.
+public struct TreeEntry: Hashable, Sendable {
+    public let name: String
+    public let id: ObjectID
+    /// The git file mode (0o100644, 0o100755, 0o40000, 0o120000, 0o160000).
+    public let mode: UInt32
+
+    public var isTree: Bool { mode == 0o040000 }
+    public var isBlob: Bool { mode == 0o100644 || mode == 0o100755 }
+}
+
+extension Repository {
+    /// Writes `data` as a blob.
+    public func writeBlob(_ data: Data) throws -> ObjectID {
+        var oid = git_oid()
+        try data.withUnsafeBytes { raw in
+            try check(git_blob_create_from_buffer(&oid, pointer, raw.baseAddress, raw.count), "cannot write a blob")
+        }
+        return ObjectID(oid)
+    }
+
+    /// The content of blob `id`, refused if larger than `maxBytes`.
+    public func blob(_ id: ObjectID, maxBytes: Int) throws -> Data {
+        var blob: OpaquePointer?
+        var oid = id.raw
+        try check(git_blob_lookup(&blob, pointer, &oid), "cannot read blob \(id.hex)")
+        defer { git_blob_free(blob) }
+        let size = Int(git_blob_rawsize(blob))
+        guard size <= maxBytes else {
+            throw CohortError(.malformed, "blob \(id.hex) is \(size) bytes, more than the \(maxBytes) allowed")
+        }
+        guard size > 0, let content = git_blob_rawcontent(blob) else { return Data() }
+        return Data(bytes: content, count: size)
+    }
+
+    /// The entry at `path` (slash-separated) inside tree `tree`, or nil.
+    public func entry(at path: String, inTree tree: ObjectID) throws -> TreeEntry? {
+        try withTree(tree) { treePointer in
+            var entry: OpaquePointer?
+            let result = git_tree_entry_bypath(&entry, treePointer, path)
+            if result == GIT_ENOTFOUND.rawValue { return nil }
+            try check(result, "cannot read \(path) in tree \(tree.hex)")
+            defer { git_tree_entry_free(entry) }
+            return Self.treeEntry(entry)
+        }
+    }
+
+    /// The entries of tree `tree`, in git's order.
+    public func entries(ofTree tree: ObjectID) throws -> [TreeEntry] {
+        try withTree(tree) { treePointer in
+            (0..<git_tree_entrycount(treePointer)).compactMap { Self.treeEntry(git_tree_entry_byindex(treePointer, $0)) }
+        }
+    }
+
+    /// The tree of commit `commit`.
+    public func tree(ofCommit commit: ObjectID) throws -> ObjectID {
+        try withCommit(commit) { ObjectID(git_commit_tree_id($0)) }
+    }
+
+    func withTree<T>(_ id: ObjectID, _ body: (OpaquePointer?) throws -> T) throws -> T {
+        var tree: OpaquePointer?
+        var oid = id.raw
+        try check(git_tree_lookup(&tree, pointer, &oid), "cannot read tree \(id.hex)")
+        defer { git_tree_free(tree) }
+        return try body(tree)
+    }
+
+    private static func treeEntry(_ entry: OpaquePointer?) -> TreeEntry? {
+        guard let entry, let name = git_tree_entry_name(entry), let oid = git_tree_entry_id(entry) else { return nil }
+        return TreeEntry(name: String(cString: name), id: ObjectID(oid), mode: git_tree_entry_filemode(entry).rawValue)
+    }
+
+    /// Builds a tree from `base` (or empty) with blobs put at slash-separated paths, creating folders
+    /// as needed. Used to write `.cohort/` files without touching the working directory.
+    public func tree(from base: ObjectID?, putting files: [String: ObjectID]) throws -> ObjectID {
+        var byFolder: [String: [String: ObjectID]] = [:]
+        var direct: [String: ObjectID] = [:]
+        for (path, blob) in files {
+            if let slash = path.firstIndex(of: "/") {
+                byFolder[String(path[..<slash]), default: [:]][String(path[path.index(after: slash)...])] = blob
+            } else {
+                direct[path] = blob
+            }
+        }
+        var builder: OpaquePointer?
+        if let base {
+            try withTree(base) { try check(git_treebuilder_new(&builder, pointer, $0), "cannot start a tree") }
+        } else {
+            try check(git_treebuilder_new(&builder, pointer, nil), "cannot start a tree")
+        }
+        defer { git_treebuilder_free(builder) }
+        func insert(_ name: String, _ id: ObjectID, mode: git_filemode_t) throws {
+            var oid = id.raw
+            try check(git_treebuilder_insert(nil, builder, name, &oid, mode), "cannot add \(name) to a tree")
+        }
+        for (name, blob) in direct { try insert(name, blob, mode: GIT_FILEMODE_BLOB) }
+        for (folder, children) in byFolder {
+            let existing = try base.flatMap { try entry(at: folder, inTree: $0) }.flatMap { $0.isTree ? $0.id : nil }
+            try insert(folder, try tree(from: existing, putting: children), mode: GIT_FILEMODE_TREE)
+        }
+        var oid = git_oid()
+        try check(git_treebuilder_write(&oid, builder), "cannot write a tree")
+        return ObjectID(oid)
+    }
+}

@@ -1,0 +1,79 @@
+import CGit2
+import CohortIdentity
+import Foundation
+
+/// A git repository opened through libgit2. Not thread-safe (libgit2 objects are not): use one
+/// instance from one task at a time.
+public final class Repository {
+    let pointer: OpaquePointer
+
+    private init(_ pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        git_repository_free(pointer)
+    }
+
+    /// Opens the repository at `url` (a working directory or a bare repository), not searching upwards.
+    public convenience init(at url: URL) throws {
+        GitRuntime.start()
+        var repository: OpaquePointer?
+        try check(git_repository_open_ext(&repository, url.path, UInt32(GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue), nil),
+                  "cannot open a git repository at \(url.path)")
+        guard let repository else { throw gitFailure(-1, "cannot open \(url.path)") }
+        self.init(repository)
+    }
+
+    /// Opens the repository containing `url`, searching upwards like git does.
+    public convenience init(discoveringFrom url: URL) throws {
+        GitRuntime.start()
+        var repository: OpaquePointer?
+        try check(git_repository_open_ext(&repository, url.path, 0, nil),
+                  "\(url.path) is not inside a git repository")
+        guard let repository else { throw gitFailure(-1, "cannot open \(url.path)") }
+        self.init(repository)
+    }
+
+    /// Opens the repository git's environment describes (`GIT_DIR`, `GIT_OBJECT_DIRECTORY`,
+    /// `GIT_ALTERNATE_OBJECT_DIRECTORIES`, …), as a hook must: inside `pre-receive` the pushed objects
+    /// are only visible through the quarantine directory git names there.
+    public static func openFromEnvironment() throws -> Repository {
+        GitRuntime.start()
+        var repository: OpaquePointer?
+        try check(git_repository_open_ext(&repository, nil, UInt32(GIT_REPOSITORY_OPEN_FROM_ENV.rawValue), nil),
+                  "cannot open the repository from git's environment")
+        guard let repository else { throw gitFailure(-1, "cannot open the repository from git's environment") }
+        return Repository(repository)
+    }
+
+    /// Creates a repository at `url` (bare or with a working directory) whose first branch is `branch`.
+    /// Refuses to re-initialise an existing repository.
+    public static func create(at url: URL, bare: Bool, initialBranch branch: String = "main") throws -> Repository {
+        GitRuntime.start()
+        var options = git_repository_init_options()
+        try check(git_repository_init_options_init(&options, UInt32(GIT_REPOSITORY_INIT_OPTIONS_VERSION)), "init options")
+        options.flags = UInt32(GIT_REPOSITORY_INIT_MKPATH.rawValue | GIT_REPOSITORY_INIT_NO_REINIT.rawValue)
+        if bare { options.flags |= UInt32(GIT_REPOSITORY_INIT_BARE.rawValue) }
+        var repository: OpaquePointer?
+        let result = branch.withCString { head in
+            options.initial_head = head
+            return git_repository_init_ext(&repository, url.path, &options)
+        }
+        try check(result, "cannot create a git repository at \(url.path)")
+        guard let repository else { throw gitFailure(-1, "cannot create \(url.path)") }
+        return Repository(repository)
+    }
+
+    /// The working directory, or nil for a bare repository.
+    public var workingDirectory: URL? {
+        git_repository_workdir(pointer).map { URL(fileURLWithPath: String(cString: $0), isDirectory: true) }
+    }
+
+    /// The `.git` directory (or the bare repository itself).
+    public var gitDirectory: URL {
+        URL(fileURLWithPath: String(cString: git_repository_path(pointer)), isDirectory: true)
+    }
+
+    public var isBare: Bool { git_repository_is_bare(pointer) == 1 }
+}
