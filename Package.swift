@@ -74,7 +74,10 @@ let package = Package(
         ),
         .testTarget(
             name: "CohortCLITests",
-            dependencies: ["cohort", "CohortIdentity", "CohortGit"]
+            dependencies: [
+                "cohort", "CohortIdentity", "CohortGit",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

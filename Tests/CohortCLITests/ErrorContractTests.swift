@@ -1,3 +1,5 @@
+import CohortIdentity
+import Crypto
 import Foundation
 import Testing
 
@@ -73,5 +75,66 @@ import Testing
     @Test func usageErrorsExit64() throws {
         let result = try cli.run(["id", "init", "--name", "No Handle"])
         #expect(result.status == 64, "\(result.stderr)")
+    }
+}
+
+/// Oversized inputs through every file-reading command, and apple-v1 proofs through the CLI.
+@Suite struct BoundsAndSchemesTests {
+    @Test func oversizedFilesAreRefused() throws {
+        let sandbox = try Sandbox()
+        let cli = sandbox.cli("home")
+        #expect(try cli.run(["id", "init", "--handle", "ann@example.com", "--name", "Ann", "--device", "laptop"]).status == 0)
+        let big = Data(repeating: UInt8(ascii: " "), count: 70 << 10)
+        try big.write(to: sandbox.path("big.json"))
+        try Data("cohort-v1 \(String(repeating: "ab", count: 32))\n".utf8).write(to: sandbox.path("roots"))
+        expectRefusal(try cli.run(["proof", "verify", "--roots", "roots", "--proof", "big.json"]), "E_MALFORMED")
+        expectRefusal(try cli.run(["id", "add-device", "big.json"]), "E_MALFORMED")
+        expectRefusal(try cli.run(["id", "import-card", "big.json"]), "E_MALFORMED")
+        expectRefusal(try cli.run(["id", "root", "--card", "big.json", "--collaboration", "c", "--salt", String(repeating: "0", count: 32)]), "E_MALFORMED")
+        // A roots file over 64 MiB, made sparse so the test stays cheap.
+        let handle = try FileHandle(forWritingTo: sandbox.path("roots"))
+        try handle.truncate(atOffset: (64 << 20) + 1)
+        try handle.close()
+        expectRefusal(try cli.run(["proof", "verify", "--roots", "roots"], stdin: Data("{}".utf8)), "E_MALFORMED")
+    }
+
+    @Test func malformedEnrolmentRequests() throws {
+        let sandbox = try Sandbox()
+        let cli = sandbox.cli("home")
+        #expect(try cli.run(["id", "init", "--handle", "ann@example.com", "--name", "Ann", "--device", "laptop"]).status == 0)
+        #expect(try sandbox.cli("phone").run(["id", "enroll", "--handle", "ann@example.com", "--device", "phone", "--output", "request.json"]).status == 0)
+        let request = try sandbox.read("request.json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(request.utf8)) as? [String: Any])
+        let key = try #require((object["device"] as? [String: Any])?["publicKey"] as? String)
+        try sandbox.write("short-key.json", request.replacingOccurrences(of: String(key), with: String(key.prefix(44))))
+        expectRefusal(try cli.run(["id", "add-device", "short-key.json"]), "E_BAD_KEY")
+        try sandbox.write("bad-base64.json", request.replacingOccurrences(of: String(key), with: "not*base64"))
+        expectRefusal(try cli.run(["id", "add-device", "bad-base64.json"]), "E_MALFORMED")
+        try sandbox.write("other-handle.json", request.replacingOccurrences(of: "ann@example.com", with: "eve@example.com"))
+        expectRefusal(try cli.run(["id", "add-device", "other-handle.json"]), "E_BAD_SIGNATURE")
+    }
+
+    /// A genuine-style apple-v1 proof (undomain-separated tree, raw r‖s signature) verifies through the CLI.
+    @Test func appleSchemeProofWithRawSignature() throws {
+        let sandbox = try Sandbox()
+        let key = P256.Signing.PrivateKey()
+        let sibling = Data(SHA256.hash(data: Data("another device".utf8)))
+        let leaf = Data(SHA256.hash(data: key.publicKey.x963Representation))
+        let root = Data(SHA256.hash(data: sibling + leaf))
+        let message = Data("server challenge".utf8)
+        let raw = try key.signature(for: message).rawRepresentation
+        let proof: [String: Any] = [
+            "scheme": "apple-v1", "publicKey": key.publicKey.x963Representation.base64EncodedString(),
+            "publicKeyIndex": 1, "inclusionHashes": [sibling.base64EncodedString()],
+            "signature": raw.base64EncodedString(), "message": message.base64EncodedString(),
+        ]
+        let json = try JSONSerialization.data(withJSONObject: proof)
+        try sandbox.write("roots", "apple-v1 \(root.hexString)\n")
+        let result = try sandbox.cli("none").run(["proof", "verify", "--roots", "roots"], stdin: json)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "ok \(root.hexString)\n")
+        // The same root stored as cohort-v1 does not accept it: no scheme is tried in place of another.
+        try sandbox.write("roots", "cohort-v1 \(root.hexString)\n")
+        expectRefusal(try sandbox.cli("none").run(["proof", "verify", "--roots", "roots"], stdin: json), "E_UNKNOWN_ROOT")
     }
 }

@@ -130,14 +130,37 @@ final class TestClock: Sendable {
         expectCode(.challengeReplayed) { try after.verify(proof, collaboration: testContext.identifier, operation: .pull, against: roots) }
         #expect(try after.verify(answer(unspent.bytes), collaboration: testContext.identifier, operation: .pull, against: roots) == tree.root)
 
-        // A torn last line from a crash is ignored.
+        // A torn last line from a crash is cut off, and the spend after it survives the next restart.
         let handle = try FileHandle(forWritingTo: log)
         try handle.seekToEnd()
         try handle.write(contentsOf: Data("abcdef".utf8))
         try handle.close()
         let again = try authority(spent: FileSpentChallenges(url: log, now: now))
         expectCode(.challengeReplayed) { try again.verify(proof, collaboration: testContext.identifier, operation: .pull, against: roots) }
+        let afterCrash = try again.issue(collaboration: testContext.identifier, operation: .pull)
+        let afterCrashProof = try answer(afterCrash.bytes)
+        _ = try again.verify(afterCrashProof, collaboration: testContext.identifier, operation: .pull, against: roots)
+        let last = try authority(spent: FileSpentChallenges(url: log, now: now))
+        expectCode(.challengeReplayed) { try last.verify(afterCrashProof, collaboration: testContext.identifier, operation: .pull, against: roots) }
+        #expect(try String(decoding: Data(contentsOf: log), as: UTF8.self).split(separator: "\n").allSatisfy { $0.count == 64 + 1 + 10 })
         #expect(try FileManager.default.attributesOfItem(atPath: log.path)[.posixPermissions] as? Int == 0o600)
+    }
+
+    @Test func logForgetsExpiredNoncesAndStaysSmall() throws {
+        let temp = try TemporaryDirectory()
+        let log = temp.path("spent")
+        let store = try FileSpentChallenges(url: log, now: 1000)
+        for i in 0..<5000 {
+            let nonce = Data((0..<32).map { UInt8(truncatingIfNeeded: i >> ($0 % 4 * 8)) ^ UInt8($0) })
+            // Each nonce lives 10 seconds; time moves one second per spend.
+            #expect(try store.spend(nonce, expiresAt: UInt64(1000 + i + 10), now: UInt64(1000 + i)))
+        }
+        let lines = try String(decoding: Data(contentsOf: log), as: UTF8.self).split(separator: "\n").count
+        #expect(lines < 2100, "log kept \(lines) lines for at most 11 live nonces")
+        // What is still live survives a reload.
+        let reloaded = try FileSpentChallenges(url: log, now: 5990)
+        let liveNonce = Data((0..<32).map { UInt8(truncatingIfNeeded: 4999 >> ($0 % 4 * 8)) ^ UInt8($0) })
+        #expect(reloaded.contains(liveNonce))
     }
 
     @Test func authorityRefusesUnsafeSettings() {
@@ -159,11 +182,21 @@ final class TestClock: Sendable {
         // A challenge issued before a "restart" verifies after it with the reloaded key.
         let master = DeviceKey()
         let tree = try IdentityTree(masterKeys: [master.publicKey], context: testContext)
-        let before = try ChallengeAuthority(server: "s", key: first, spent: MemorySpentChallenges())
+        let log = temp.path("spent")
+        let before = try ChallengeAuthority(server: "s", key: first, spent: FileSpentChallenges(url: log))
         let challenge = try before.issue(collaboration: testContext.identifier, operation: .push)
-        let after = try ChallengeAuthority(server: "s", key: second, spent: MemorySpentChallenges())
+        let after = try ChallengeAuthority(server: "s", key: second, spent: FileSpentChallenges(url: log))
         let proof = try SignedIdentityProof(signing: challenge.bytes, with: master.diversified(for: testContext), in: tree)
-        #expect(try after.verify(proof, collaboration: testContext.identifier, operation: .push, against: KnownRoots(active: [tree.root])) == tree.root)
+        let roots = KnownRoots(active: [tree.root])
+        #expect(try after.verify(proof, collaboration: testContext.identifier, operation: .push, against: roots) == tree.root)
+
+        // With spent nonces only in memory, a challenge cannot outlive its authority, even with the same key.
+        let volatile = try ChallengeAuthority(server: "s", key: first, spent: MemorySpentChallenges())
+        let bound = try volatile.issue(collaboration: testContext.identifier, operation: .push)
+        let boundProof = try SignedIdentityProof(signing: bound.bytes, with: master.diversified(for: testContext), in: tree)
+        let restarted = try ChallengeAuthority(server: "s", key: first, spent: MemorySpentChallenges())
+        expectCode(.challengeForged) { try restarted.verify(boundProof, collaboration: testContext.identifier, operation: .push, against: roots) }
+        #expect(try volatile.verify(boundProof, collaboration: testContext.identifier, operation: .push, against: roots) == tree.root)
     }
 
     @Test func damagedKeyIsRefused() throws {

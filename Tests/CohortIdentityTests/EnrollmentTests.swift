@@ -83,6 +83,39 @@ import Testing
         #expect(roots.count == 1)
     }
 
+    /// Mallory sends Ann's laptop a card listing the laptop and her own key, signed by hers: the
+    /// laptop must not countersign it.
+    @Test func cardsNotVouchedForByOwnDevicesAreNotSigned() throws {
+        let temp = try TemporaryDirectory()
+        let laptop = IdentityHome(directory: temp.path("laptop"))
+        let v1 = try laptop.initialise(handle: "ann@example.com", name: "Ann", deviceName: "laptop")
+        let mallory = DeviceKey()
+        var forged = try IdentityCard(version: 2, handle: "ann@example.com", name: "Ann",
+                                      devices: v1.devices + [.init(name: "mallory", publicKey: mallory.publicKey)])
+        try forged.sign(with: mallory)
+        expectCode(.badSignature) { try laptop.importCard(forged) }
+        #expect(try laptop.requireCard() == v1, "the stored card is unchanged")
+        // A renamed card signed by nobody Ann trusts is refused too.
+        var renamed = try IdentityCard(version: 3, handle: "ann@example.com", name: "Mallory",
+                                       devices: v1.devices + [.init(name: "m", publicKey: mallory.publicKey)])
+        try renamed.sign(with: mallory)
+        expectCode(.badSignature) { try laptop.importCard(renamed) }
+
+        // A new device refuses a card that only it would sign.
+        let phone = IdentityHome(directory: temp.path("phone"))
+        let request = try phone.enroll(handle: "ann@example.com", deviceName: "phone")
+        let selfMade = try IdentityCard(version: 1, handle: "ann@example.com", name: "Ann", devices: [request.device])
+        expectCode(.badSignature) { try phone.importCard(selfMade) }
+    }
+
+    @Test func readableKeyIsRefused() throws {
+        let temp = try TemporaryDirectory()
+        let home = IdentityHome(directory: temp.path("home"))
+        _ = try home.initialise(handle: "ann@example.com", name: "Ann", deviceName: "laptop")
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: home.keyURL.path)
+        expectCode(.io) { try home.loadDevice() }
+    }
+
     @Test func requestsAndCardsFromElsewhereAreRefused() throws {
         let temp = try TemporaryDirectory()
         let laptop = IdentityHome(directory: temp.path("laptop"))

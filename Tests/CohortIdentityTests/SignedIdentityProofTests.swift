@@ -123,6 +123,8 @@ import Testing
         apple-v1 \(String(repeating: "ab", count: 32)) revoked
         """
         let known = try KnownRoots(rootsFile: Data(text.utf8))
+        let revokedFirst = try KnownRoots(rootsFile: Data("cohort-v1 \(root) revoked\ncohort-v1 \(root)\n".utf8))
+        #expect(revokedFirst.status(of: tree.root) == .revoked, "a later line cannot re-admit a revoked root")
         #expect(known.count == 2)
         #expect(known.status(of: tree.root) == .active)
         #expect(known.status(of: try RootHash(scheme: .appleV1, hex: String(repeating: "ab", count: 32))) == .revoked)
@@ -134,6 +136,17 @@ import Testing
                 #expect(error.code == .malformed)
                 #expect(error.reason.contains("line 2"), "\(error)")
             }
+        }
+    }
+}
+
+@Suite struct ErrorCodeDocumentationTests {
+    /// Every stable code is documented in Docs/Protocol.md.
+    @Test func everyCodeIsDocumented() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let protocolText = try String(decoding: Data(contentsOf: root.appendingPathComponent("Docs/Protocol.md")), as: UTF8.self)
+        for code in CohortError.Code.all {
+            #expect(protocolText.contains("| `\(code)` |"), "\(code) is missing from Docs/Protocol.md")
         }
     }
 }

@@ -46,15 +46,10 @@ public struct EnrollmentRequest: Hashable, Sendable {
     }
 
     private struct Wire: Codable {
-        struct Device: Codable {
-            var name: String
-            var publicKey: String
-        }
-
         var type: String
         var version: Int
         var handle: String
-        var device: Device
+        var device: DeviceJSON
         var signature: String
     }
 
@@ -75,7 +70,7 @@ public struct EnrollmentRequest: Hashable, Sendable {
         }
         try TextField.checkHandle(wire.handle)
         handle = wire.handle
-        device = try IdentityCard.Device(name: wire.device.name, publicKey: P256Key(base64: wire.device.publicKey, field: "device.publicKey"))
+        device = try wire.device.device(field: "device.publicKey")
         signature = try Base64Field.decode(wire.signature, field: "signature", maxBytes: 256)
     }
 
@@ -83,7 +78,7 @@ public struct EnrollmentRequest: Hashable, Sendable {
     public func jsonData() -> Data {
         JSONCoding.encode(Wire(
             type: Self.type, version: 1, handle: handle,
-            device: Wire.Device(name: device.name, publicKey: device.publicKey.base64),
+            device: DeviceJSON(device),
             signature: signature.base64EncodedString()
         ))
     }

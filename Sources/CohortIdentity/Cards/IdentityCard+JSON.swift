@@ -2,10 +2,7 @@ import Foundation
 
 extension IdentityCard {
     private struct Wire: Codable {
-        struct Device: Codable {
-            var name: String
-            var publicKey: String
-        }
+        typealias Device = DeviceJSON
 
         struct Signature: Codable {
             var publicKey: String
@@ -34,9 +31,7 @@ extension IdentityCard {
         guard wire.devices.count <= Self.maxDevices, wire.signatures.count <= Self.maxDevices else {
             throw CohortError(.malformed, "a card lists at most \(Self.maxDevices) devices and signatures")
         }
-        let devices = try wire.devices.enumerated().map {
-            try Device(name: $0.element.name, publicKey: P256Key(base64: $0.element.publicKey, field: "devices[\($0.offset)].publicKey"))
-        }
+        let devices = try wire.devices.enumerated().map { try $0.element.device(field: "devices[\($0.offset)].publicKey") }
         try self.init(version: wire.version, handle: wire.handle, name: wire.name, devices: devices)
         for (index, entry) in wire.signatures.enumerated() {
             try attach(Signature(
@@ -52,8 +47,27 @@ extension IdentityCard {
             version: version,
             handle: handle,
             name: name,
-            devices: devices.map { Wire.Device(name: $0.name, publicKey: $0.publicKey.base64) },
+            devices: devices.map(DeviceJSON.init),
             signatures: signatures.map { Wire.Signature(publicKey: $0.publicKey.base64, signature: $0.signature.base64EncodedString()) }
         ))
+    }
+}
+
+/// A device as cards and enrolment requests write it: `{"name", "publicKey"}`.
+struct DeviceJSON: Codable {
+    var name: String
+    var publicKey: String
+
+    init(name: String, publicKey: String) {
+        self.name = name
+        self.publicKey = publicKey
+    }
+
+    init(_ device: IdentityCard.Device) {
+        self.init(name: device.name, publicKey: device.publicKey.base64)
+    }
+
+    func device(field: String) throws -> IdentityCard.Device {
+        try IdentityCard.Device(name: name, publicKey: P256Key(base64: publicKey, field: field))
     }
 }

@@ -8,6 +8,8 @@ public struct IdentityCard: Hashable, Sendable {
     /// Largest JSON form accepted, in bytes.
     public static let maxJSONBytes = 64 << 10
     static let payloadDomain = Data("COHORT-CARD-V1".utf8)
+    static let maxNameBytes = 128
+    static let maxDeviceNameBytes = 64
 
     /// One device of the person.
     public struct Device: Hashable, Sendable {
@@ -15,7 +17,7 @@ public struct IdentityCard: Hashable, Sendable {
         public let publicKey: P256Key
 
         public init(name: String, publicKey: P256Key) throws {
-            try TextField.check(name, field: "device name", maxBytes: 64)
+            try TextField.check(name, field: "device name", maxBytes: IdentityCard.maxDeviceNameBytes)
             self.name = name
             self.publicKey = publicKey
         }
@@ -41,7 +43,7 @@ public struct IdentityCard: Hashable, Sendable {
             throw CohortError(.malformed, "card version must be at least 1")
         }
         try TextField.checkHandle(handle)
-        try TextField.check(name, field: "name", maxBytes: 128)
+        try TextField.check(name, field: "name", maxBytes: Self.maxNameBytes)
         guard (1...Self.maxDevices).contains(devices.count) else {
             throw CohortError(.malformed, "a card lists 1 to \(Self.maxDevices) devices, this one \(devices.count)")
         }

@@ -17,7 +17,8 @@ public final class ChallengeAuthority: Sendable {
     /// - Parameters:
     ///   - server: this server's identity (1 to 255 bytes), usually its public URL.
     ///   - key: the HMAC-SHA-256 key (at least 32 bytes), kept secret and stable across restarts.
-    ///   - spent: where spent nonces are kept; a `FileSpentChallenges` survives restarts.
+    ///   - spent: where spent nonces are kept. With a durable store (`FileSpentChallenges`) challenges
+    ///     survive a restart of the server; with a store in memory they are bound to this instance.
     ///   - lifetime: seconds a challenge may be answered, 1 to 300.
     ///   - now: the clock, replaceable in tests.
     public init(
@@ -32,7 +33,14 @@ public final class ChallengeAuthority: Sendable {
             throw CohortError(.malformed, "challenge lifetime must be 1 to \(Challenge.maxLifetime) seconds")
         }
         self.server = server
-        self.key = key
+        if spent.isDurable {
+            self.key = key
+        } else {
+            // Spent nonces die with this process, so its challenges must too: a per-process key.
+            var ephemeral = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+            ephemeral.append(Data("COHORT-EPHEMERAL-CHALLENGES".utf8))
+            self.key = SymmetricKey(data: HMAC<SHA256>.authenticationCode(for: ephemeral, using: key).withUnsafeBytes { Data($0) })
+        }
         self.spent = spent
         self.lifetime = lifetime
         self.now = now

@@ -7,7 +7,8 @@ import Darwin
 #endif
 
 /// Spent nonces in an append-only file (`HEXNONCE EXPIRY` per line, fsynced before a spend counts),
-/// reloaded on start so a challenge spent before a restart stays spent after it.
+/// reloaded on start so that a challenge spent before a restart stays spent after it. One process
+/// owns the file; instances on several machines need a shared store implementing the protocol.
 public final class FileSpentChallenges: SpentChallengeStore {
     /// Largest log read at start.
     static let maxFileBytes = 64 << 20
@@ -15,21 +16,29 @@ public final class FileSpentChallenges: SpentChallengeStore {
     private struct State {
         var table: [Data: UInt64]
         var lines: Int
+        var pruneAt: Int
     }
 
     private let url: URL
     private let state: Mutex<State>
 
-    /// Opens (or creates) the log at `url`, dropping entries that expired before `now`.
+    /// Opens (or creates) the log at `url`, dropping entries that expired before `now`. A torn last
+    /// line (a crash during an append) is cut off: that spend never counted.
     public init(url: URL, now: UInt64 = UInt64(Date().timeIntervalSince1970)) throws {
         self.url = url
         var table: [Data: UInt64] = [:]
         var lines = 0
         if FileManager.default.fileExists(atPath: url.path) {
-            let data = try AtomicFile.read(url, maxBytes: Self.maxFileBytes, what: "spent-challenge log")
+            var data = try AtomicFile.read(url, maxBytes: Self.maxFileBytes, what: "spent-challenge log")
+            let complete = (data.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }) ?? data.startIndex
+            if complete != data.endIndex {
+                guard truncate(url.path, off_t(complete)) == 0 else {
+                    throw CohortError(.io, "cannot repair the spent-challenge log \(url.path): \(String(cString: strerror(errno)))")
+                }
+                data = data.prefix(upTo: complete)
+            }
             for line in data.split(separator: UInt8(ascii: "\n")) {
                 lines += 1
-                // A torn last line (crash mid-append) is skipped; its spend never counted.
                 let fields = line.split(separator: UInt8(ascii: " "))
                 guard fields.count == 2, let nonce = Data(hex: String(decoding: fields[0], as: UTF8.self)), nonce.count == 32,
                       let expiry = UInt64(String(decoding: fields[1], as: UTF8.self))
@@ -37,23 +46,40 @@ public final class FileSpentChallenges: SpentChallengeStore {
                 if expiry >= now { table[nonce] = expiry }
             }
         }
-        state = Mutex(State(table: table, lines: lines))
+        state = Mutex(State(table: table, lines: lines, pruneAt: max(1024, 2 * table.count)))
+        try compactIfMostlyExpired(now: now)
     }
+
+    public var isDurable: Bool { true }
 
     public func contains(_ nonce: Data) -> Bool {
         state.withLock { $0.table[nonce] != nil }
     }
 
     public func spend(_ nonce: Data, expiresAt: UInt64, now: UInt64) throws -> Bool {
-        try state.withLock { state in
+        let spent = try state.withLock { state in
             guard state.table[nonce] == nil else { return false }
             try append("\(nonce.hexString) \(expiresAt)\n")
             state.table[nonce] = expiresAt
             state.lines += 1
-            if state.lines > 1024, state.lines > 2 * state.table.count {
-                try compact(&state, now: now)
-            }
             return true
+        }
+        if spent { try compactIfMostlyExpired(now: now) }
+        return spent
+    }
+
+    /// Every so often (amortised O(1) per spend): forget expired nonces, and rewrite the log
+    /// atomically when most of its lines are dead.
+    private func compactIfMostlyExpired(now: UInt64) throws {
+        try state.withLock { state in
+            guard state.lines >= state.pruneAt else { return }
+            state.table = state.table.filter { $0.value >= now }
+            if state.lines > 2 * state.table.count {
+                let text = state.table.map { "\($0.key.hexString) \($0.value)\n" }.joined()
+                try AtomicFile.write(Data(text.utf8), to: url, mode: 0o600, replacing: true)
+                state.lines = state.table.count
+            }
+            state.pruneAt = max(1024, 2 * state.lines)
         }
     }
 
@@ -63,18 +89,17 @@ public final class FileSpentChallenges: SpentChallengeStore {
             throw CohortError(.io, "cannot open spent-challenge log \(url.path): \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
+        var before = stat()
+        guard fstat(fd, &before) == 0 else {
+            throw CohortError(.io, "cannot read spent-challenge log \(url.path): \(String(cString: strerror(errno)))")
+        }
         let bytes = Array(line.utf8)
         let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         guard written == bytes.count, fsync(fd) == 0 else {
-            throw CohortError(.io, "cannot record a spent challenge in \(url.path): \(String(cString: strerror(errno)))")
+            let reason = String(cString: strerror(errno))
+            // Leave no partial line for the next append to be glued onto.
+            _ = ftruncate(fd, before.st_size)
+            throw CohortError(.io, "cannot record a spent challenge in \(url.path): \(reason)")
         }
-    }
-
-    /// Rewrites the log with only the live entries (atomically: a crash leaves the old or the new log).
-    private func compact(_ state: inout State, now: UInt64) throws {
-        state.table = state.table.filter { $0.value >= now }
-        let text = state.table.map { "\($0.key.hexString) \($0.value)\n" }.joined()
-        try AtomicFile.write(Data(text.utf8), to: url, mode: 0o600, replacing: true)
-        state.lines = state.table.count
     }
 }

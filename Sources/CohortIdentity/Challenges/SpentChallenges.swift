@@ -1,10 +1,11 @@
 import Foundation
 import Synchronization
 
-/// The set of spent challenge nonces, each kept until its challenge expires. A store shared by every
-/// server instance (a file here, a database or cache across machines) makes replay impossible
-/// across restarts and instances.
+/// The set of spent challenge nonces, each kept until its challenge expires.
 public protocol SpentChallengeStore: Sendable {
+    /// Whether spent nonces survive a restart of the process. When they do not, the authority binds
+    /// its challenges to this process (see `ChallengeAuthority`), so none outlives it.
+    var isDurable: Bool { get }
     /// Whether `nonce` was spent.
     func contains(_ nonce: Data) throws -> Bool
     /// Records `nonce` as spent until `expiresAt` (seconds since 1970); false if it already was.
@@ -12,21 +13,32 @@ public protocol SpentChallengeStore: Sendable {
     func spend(_ nonce: Data, expiresAt: UInt64, now: UInt64) throws -> Bool
 }
 
-/// Spent nonces in memory: correct for one process that never restarts (tests, short-lived tools).
+/// Spent nonces in memory, for one process. Challenges issued with it die with the process.
 public final class MemorySpentChallenges: SpentChallengeStore {
-    private let spent = Mutex<[Data: UInt64]>([:])
+    private struct State {
+        var table: [Data: UInt64] = [:]
+        var pruneAt = 4096
+    }
+
+    private let state = Mutex(State())
 
     public init() {}
 
+    public var isDurable: Bool { false }
+
     public func contains(_ nonce: Data) -> Bool {
-        spent.withLock { $0[nonce] != nil }
+        state.withLock { $0.table[nonce] != nil }
     }
 
     public func spend(_ nonce: Data, expiresAt: UInt64, now: UInt64) -> Bool {
-        spent.withLock { table in
-            if table.count > 4096 { table = table.filter { $0.value >= now } }
-            guard table[nonce] == nil else { return false }
-            table[nonce] = expiresAt
+        state.withLock { state in
+            guard state.table[nonce] == nil else { return false }
+            state.table[nonce] = expiresAt
+            if state.table.count >= state.pruneAt {
+                // Amortised: the threshold doubles with what stays live, so a spend costs O(1) on average.
+                state.table = state.table.filter { $0.value >= now }
+                state.pruneAt = max(4096, 2 * state.table.count)
+            }
             return true
         }
     }

@@ -11,10 +11,6 @@ struct ByteWriter {
         bytes.append(contentsOf: data)
     }
 
-    mutating func append(ascii text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
-    }
-
     mutating func appendU8(_ value: UInt8) {
         bytes.append(value)
     }

@@ -11,10 +11,10 @@ public struct CardImport: Sendable {
 extension IdentityHome {
     /// Creates the person and this device: a master key and a version 1 card signed by it.
     public func initialise(handle: String, name: String, deviceName: String) throws -> IdentityCard {
-        // Validate the card before a key exists, so bad input leaves nothing behind.
-        let probe = DeviceKey()
-        _ = try IdentityCard(version: 1, handle: handle, name: name,
-                             devices: [IdentityCard.Device(name: deviceName, publicKey: probe.publicKey)])
+        // Validate before a key exists, so bad input leaves nothing behind.
+        try TextField.checkHandle(handle)
+        try TextField.check(name, field: "name", maxBytes: IdentityCard.maxNameBytes)
+        try TextField.check(deviceName, field: "device name", maxBytes: IdentityCard.maxDeviceNameBytes)
         let device = try createDevice(handle: handle, deviceName: deviceName)
         do {
             var card = try IdentityCard(version: 1, handle: handle, name: name,
@@ -70,8 +70,16 @@ extension IdentityHome {
                               hint: "run `cohort id add-device` with this device's request first")
         }
         try incoming.verifyPresentSignatures()
+        let stored = try loadCard()
+        // Sign only what this person's own devices already vouch for: this device (it made the card
+        // with add-device), or a device of the stored card; a new device needs one other device.
+        let vouchers = Set(stored?.masterKeys ?? incoming.masterKeys).subtracting(stored == nil ? [device.key.publicKey] : [])
+        guard incoming.signatures.contains(where: { vouchers.contains($0.publicKey) }) else {
+            throw CohortError(.badSignature, "the card is not signed by any device this identity already trusts",
+                              hint: "import only cards made by `cohort id add-device` on one of your devices")
+        }
         var card = incoming
-        if let stored = try loadCard() {
+        if let stored {
             guard incoming.version >= stored.version else {
                 throw CohortError(.malformed, "the card is version \(incoming.version), older than the stored version \(stored.version)",
                                   hint: "import the newest card")

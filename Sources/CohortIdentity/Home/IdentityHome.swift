@@ -67,6 +67,11 @@ public struct IdentityHome: Sendable {
             throw CohortError(.noIdentity, "no device key in \(directory.path)",
                               hint: "run `cohort id init --handle … --name …`, or `cohort id enroll` for another device of yours")
         }
+        let mode = (try? FileManager.default.attributesOfItem(atPath: keyURL.path)[.posixPermissions] as? Int) ?? 0
+        guard mode & 0o077 == 0 else {
+            throw CohortError(.io, String(format: "%@ is readable by other users (mode %o)", keyURL.path, mode),
+                              hint: "run `chmod 600 \(keyURL.path)`; a private key must be private")
+        }
         let pem = try AtomicFile.read(keyURL, maxBytes: 16 << 10, what: "device key")
         let key = try DeviceKey(pem: String(decoding: pem, as: UTF8.self))
         let description = try AtomicFile.read(deviceURL, maxBytes: 16 << 10, what: "device description")

@@ -34,6 +34,8 @@ enum P256Arithmetic {
         withContext { context in
             guard let x = bignum(a), let y = bignum(b), let result = BN_secure_new() else { return nil }
             defer { BN_clear_free(x); BN_clear_free(y); BN_clear_free(result) }
+            // One factor is a private key: take libcrypto's constant-time paths.
+            for number in [x, y, result] { BN_set_flags(number, BN_FLG_CONSTTIME) }
             guard BN_mod_mul(result, x, y, curve.order, context) == 1, BN_is_zero(result) == 0 else { return nil }
             return bytes32(result)
         }

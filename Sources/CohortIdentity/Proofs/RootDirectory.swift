@@ -62,7 +62,12 @@ public struct KnownRoots: RootDirectory, Sendable {
             } catch let error as CohortError {
                 throw CohortError(error.code, "roots file line \(lineNumber): \(error.reason)", hint: error.hint)
             }
-            insert(root, status: fields.count == 3 ? .revoked : .active)
+            // A root listed as revoked anywhere stays revoked, whatever the order of the lines.
+            if fields.count == 3 || entries[root] == .revoked {
+                insert(root, status: .revoked)
+            } else {
+                insert(root, status: .active)
+            }
             guard count <= Self.maxRoots else {
                 throw CohortError(.malformed, "roots file lists more than \(Self.maxRoots) roots")
             }

@@ -24,7 +24,7 @@ extension SignedIdentityProof {
                               hint: "expected scheme, publicKey, publicKeyIndex, inclusionHashes, signature, message")
         }
         guard wire.inclusionHashes.count <= 64 else {
-            throw CohortError(.malformed, "proof has \(wire.inclusionHashes.count) inclusion hashes; no scheme allows more than 16")
+            throw CohortError(.malformed, "proof has \(wire.inclusionHashes.count) inclusion hashes; more than 64 are never read")
         }
         let hashes = try wire.inclusionHashes.enumerated().map {
             try Base64Field.decode($0.element, field: "inclusionHashes[\($0.offset)]", maxBytes: 64)

@@ -5,7 +5,7 @@ struct IdRoot: CohortCommand {
     static let configuration = CommandConfiguration(
         commandName: "root",
         abstract: "Print a person's cohort-v1 root hash for a collaboration, from their card.",
-        discussion: "The card is verified first (every device must have signed it). Prints 64 lowercase hex digits."
+        discussion: "A card given with --card is verified first: every device must have signed it. Your own stored card may still wait for a new device's signature; that device proved its key when it asked to join. Prints 64 lowercase hex digits."
     )
 
     @Option(help: ArgumentHelp("The person's card (- for standard input; default: your own stored card).", valueName: "CARD"))

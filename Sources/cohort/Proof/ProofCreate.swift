@@ -27,12 +27,7 @@ struct ProofCreate: CohortCommand {
 
     func execute() throws {
         let context = try CollaborationContext(identifier: collaboration, saltHex: salt)
-        guard message.utf8.count <= (SignedIdentityProof.maxMessageBytes + 2) / 3 * 4,
-              let bytes = Data(base64Encoded: message)
-        else {
-            throw CohortError(.malformed, "--message is not standard padded base64 of at most \(SignedIdentityProof.maxMessageBytes) bytes",
-                              hint: "encode the message with `base64 -w0`")
-        }
+        let bytes = try Base64Field.decode(message, field: "--message", maxBytes: SignedIdentityProof.maxMessageBytes)
         let proof = try home.home.proof(signing: bytes, in: context)
         try output.emit(proof.jsonData())
     }
