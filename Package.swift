@@ -42,6 +42,14 @@ let package = Package(
                 "CLibcrypto",
             ]
         ),
+        // Collaboration model: share options, participants, membership, notices, signed envelopes.
+        .target(
+            name: "CohortCollaboration",
+            dependencies: [
+                "CohortIdentity",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // The thin Swift layer over libgit2.
         .target(
             name: "CohortGit",
