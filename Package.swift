@@ -56,6 +56,12 @@ let package = Package(
             dependencies: ["CGit2", "CGit2Shim", "CohortIdentity"]
         ),
 
+        // The one verification core: the hook, the server and every client use it.
+        .target(
+            name: "CohortVerification",
+            dependencies: ["CohortIdentity", "CohortCollaboration", "CohortGit"]
+        ),
+
         .executableTarget(
             name: "cohort",
             dependencies: [

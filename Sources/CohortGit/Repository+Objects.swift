@@ -107,3 +107,14 @@ extension Repository {
         return ObjectID(oid)
     }
 }
+
+extension Repository {
+    /// Whether the object database holds `id`.
+    public func contains(_ id: ObjectID) -> Bool {
+        var odb: OpaquePointer?
+        guard git_repository_odb(&odb, pointer) == 0 else { return false }
+        defer { git_odb_free(odb) }
+        var oid = id.raw
+        return git_odb_exists(odb, &oid) == 1
+    }
+}

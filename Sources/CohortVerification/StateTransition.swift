@@ -1,0 +1,169 @@
+import CohortCollaboration
+import CohortGit
+import CohortIdentity
+import Foundation
+
+/// The rules for what one commit changes under `.cohort/`, relative to its first parent.
+struct StateTransition {
+    let verifier: HistoryVerifier
+    let commit: Commit
+    let signer: RootHash
+    let participant: Participant
+    let before: CollaborationState
+    private(set) var after: CollaborationState
+    private var membershipChanged = false
+    private var rotation = false
+
+    init(verifier: HistoryVerifier, commit: Commit, signer: RootHash, participant: Participant, before: CollaborationState) {
+        self.verifier = verifier
+        self.commit = commit
+        self.signer = signer
+        self.participant = participant
+        self.before = before
+        after = before
+    }
+
+    private var repository: Repository { verifier.repository }
+
+    /// Applies the changes (paths relative to `.cohort/`): the collaboration and membership files
+    /// first, then the notices, which are checked against the new state.
+    mutating func apply(_ changes: [Change]) throws {
+        var filesChanged = false
+        var notices: [(String, ObjectID)] = []
+        for change in changes {
+            let path = CohortLayout.folder + "/" + (change.newPath ?? change.oldPath ?? "")
+            if path == CohortLayout.collaboration || path == CohortLayout.members {
+                guard change.kind == .modified else {
+                    throw CohortError(.notPermitted, "\(path) cannot be deleted")
+                }
+                filesChanged = true
+            } else if CohortLayout.isNoticePath(path) {
+                guard change.kind == .added, let blob = change.newID else {
+                    throw CohortError(.notPermitted, "notice \(path) was changed or deleted; notices are append-only")
+                }
+                notices.append((path, blob))
+            } else {
+                throw CohortError(.notPermitted, "\(path) is not allowed under \(CohortLayout.folder)/",
+                                  hint: "only the collaboration file, the membership file and notices live there")
+            }
+        }
+        if filesChanged { try applyFileChanges() }
+        for (path, blob) in notices { try checkNotice(at: path, blob: blob) }
+    }
+
+    /// The other parents of a merge whose tree holds exactly `blob` at `path`: history already verified.
+    private func inherited(_ path: String, _ blob: ObjectID) throws -> ObjectID? {
+        for parent in commit.parents.dropFirst() {
+            if try repository.entry(at: path, inTree: repository.tree(ofCommit: parent))?.id == blob { return parent }
+        }
+        return nil
+    }
+
+    private mutating func applyFileChanges() throws {
+        let (collaboration, collaborationBlob, membership, membersBlob) = try repository.openCohortFiles(tree: commit.tree)
+        let new = try CollaborationState(collaboration: collaboration, collaborationBlob: collaborationBlob,
+                                         membership: membership, membersBlob: membersBlob)
+        if collaborationBlob != before.collaborationBlob, try inherited(CohortLayout.collaboration, collaborationBlob) == nil {
+            guard collaboration.signer == before.owner, signer == before.owner else {
+                throw CohortError(.notPermitted, "\(CohortLayout.collaboration) may only be changed by the owner")
+            }
+            let old = before.collaboration
+            guard collaboration.value.identifier == old.identifier, collaboration.value.salt == old.salt, collaboration.value.owner == old.owner else {
+                throw CohortError(.notPermitted, "the collaboration's identifier, salt and owner never change")
+            }
+        }
+        if membersBlob != before.membersBlob {
+            if let parent = try inherited(CohortLayout.members, membersBlob) {
+                guard try verifier.state(at: parent).membership.version >= before.membership.version else {
+                    throw CohortError(.notPermitted, "the merge takes an older membership version than its first parent's")
+                }
+            } else {
+                try checkMembershipChange(membership)
+            }
+        }
+        after = new
+    }
+
+    private mutating func checkMembershipChange(_ opened: Opened<Membership>) throws {
+        let old = before.membership
+        let new = opened.value
+        guard new.version == old.version + 1 else {
+            throw CohortError(.notPermitted, "membership version \(new.version) does not follow version \(old.version)",
+                              hint: "an old membership file cannot be replayed")
+        }
+        guard new.previous == before.membershipDigest else {
+            throw CohortError(.notPermitted, "membership version \(new.version) does not chain to version \(old.version)")
+        }
+        membershipChanged = true
+        if opened.signer == before.owner {
+            guard new.participant(before.owner)?.permission == .readWrite else {
+                throw CohortError(.notPermitted, "the owner must stay a participant with write permission")
+            }
+            return
+        }
+        guard let rotating = old.participant(opened.signer) else {
+            throw CohortError(.notPermitted, "membership version \(new.version) is signed by root \(opened.signer.hex), not by the owner")
+        }
+        guard opened.signer == signer else {
+            throw CohortError(.notPermitted, "a participant's rotation must be committed by that participant")
+        }
+        let added = new.participants.filter { entry in !old.participants.contains(entry) }
+        let dropped = old.participants.filter { entry in !new.participants.contains(entry) }
+        guard new.removed == old.removed, dropped == [rotating], added.count == 1, let replacement = added.first,
+              replacement.root != rotating.root || replacement.scheme != rotating.scheme
+        else {
+            throw CohortError(.notPermitted, "a participant may only replace their own root, and nothing else")
+        }
+        var expected = replacement
+        expected.root = rotating.root
+        expected.scheme = rotating.scheme
+        guard expected == rotating else {
+            throw CohortError(.notPermitted, "a rotation may change only the root, not permissions, switches or names")
+        }
+        rotation = true
+    }
+
+    private func checkNotice(at path: String, blob: ObjectID) throws {
+        let opened = try Envelope.open(repository.blob(blob, maxBytes: Notice.maxEnvelopeBytes), as: Notice.self, path: path)
+        let notice = opened.value
+        try notice.validate()
+        guard notice.path == path else {
+            throw CohortError(.malformed, "notice \(notice.id) is stored at \(path), not at \(notice.path)")
+        }
+        if try inherited(path, blob) != nil { return }
+        guard opened.signer == signer else {
+            throw CohortError(.notPermitted, "notice \(notice.id) is signed by root \(opened.signer.hex), the commit by \(signer.hex)",
+                              hint: "notices must be signed by the participant who commits them")
+        }
+        guard notice.actor == signer.hex, notice.collaboration == after.collaboration.identifier else {
+            throw CohortError(.malformed, "notice \(notice.id) names another actor or collaboration")
+        }
+        let options = after.collaboration.shareOptions
+        switch notice.type {
+        case .mention:
+            guard options.mentionsAllowed, participant.mentions else {
+                throw CohortError(.notPermitted, "mentions are off for \(participant.label) in this collaboration")
+            }
+            guard let mentioned = notice.data["mentioned"], after.membership.participants.contains(where: { $0.root == mentioned }) else {
+                throw CohortError(.notPermitted, "notice \(notice.id) mentions someone who is not a participant")
+            }
+        case .contentCommented:
+            guard options.commentsAllowed, participant.comments else {
+                throw CohortError(.notPermitted, "comments are off for \(participant.label) in this collaboration")
+            }
+        case .membershipAdded, .membershipRemoved:
+            guard membershipChanged, signer == before.owner else {
+                throw CohortError(.notPermitted, "membership notices come only with the owner's membership change")
+            }
+        default:
+            break
+        }
+    }
+
+    /// Whether the whole commit is one participant replacing their own root (allowed to read-only participants).
+    func isOnlySelfRotation(parentTree: ObjectID) throws -> Bool {
+        guard rotation else { return false }
+        let changes = try repository.changes(from: parentTree, to: commit.tree, detectRenames: false)
+        return changes.allSatisfy { $0.newPath == CohortLayout.members && $0.kind == .modified }
+    }
+}
