@@ -62,11 +62,20 @@ let package = Package(
             dependencies: ["CohortIdentity", "CohortCollaboration", "CohortGit"]
         ),
 
+        // Workspaces: start, participants, commit, comment, verify, export.
+        .target(
+            name: "CohortWorkspace",
+            dependencies: ["CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification"]
+        ),
+
         .executableTarget(
             name: "cohort",
             dependencies: [
                 "CohortIdentity",
                 "CohortGit",
+                "CohortCollaboration",
+                "CohortVerification",
+                "CohortWorkspace",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -53,7 +53,7 @@ public final class HistoryVerifier {
 
     /// The signer of a commit: its sshsig signature verified over the commit's bytes, and the
     /// trailer's proof for the same key folded to a root.
-    func signer(of commit: Commit) throws -> RootHash {
+    public func signer(of commit: Commit) throws -> RootHash {
         guard let signature = commit.signature else {
             throw CohortError(.badSignature, "commit is not signed", hint: "commit with `cohort commit`, which signs with your device key")
         }

@@ -10,6 +10,11 @@ public struct CollaborationFile: SignedPayload, Hashable {
     public struct Initiator: Codable, Hashable, Sendable {
         public var handle: String
         public var name: String
+
+        public init(handle: String, name: String) {
+            self.handle = handle
+            self.name = name
+        }
     }
 
     public struct Owner: Codable, Hashable, Sendable {

@@ -93,7 +93,28 @@ public struct IdentityHome: Sendable {
         return card
     }
 
+    var historyURL: URL { directory.appendingPathComponent("cards", isDirectory: true) }
+
+    /// Stores `card` as the current card; a replaced older version is kept under `cards/`, because a
+    /// participant rotating to a new root signs with the card of their old one.
     func saveCard(_ card: IdentityCard) throws {
+        if let previous = try loadCard(), previous.version < card.version {
+            try AtomicFile.createDirectory(historyURL, mode: 0o700)
+            try AtomicFile.write(previous.jsonData(), to: historyURL.appendingPathComponent("v\(previous.version).json"), mode: 0o644, replacing: true)
+        }
         try AtomicFile.write(card.jsonData(), to: cardURL, mode: 0o644, replacing: true)
+    }
+
+    /// The current card, then the earlier versions this device held, newest first.
+    public func cardHistory() throws -> [IdentityCard] {
+        var cards = [try requireCard()]
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: historyURL.path)) ?? []
+        for name in names where name.hasPrefix("v") && name.hasSuffix(".json") {
+            let url = historyURL.appendingPathComponent(name)
+            if let card = try? IdentityCard(json: AtomicFile.read(url, maxBytes: IdentityCard.maxJSONBytes, what: "earlier card")) {
+                cards.append(card)
+            }
+        }
+        return cards.sorted { $0.version > $1.version }
     }
 }

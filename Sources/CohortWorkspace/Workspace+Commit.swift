@@ -1,0 +1,63 @@
+import CohortCollaboration
+import CohortGit
+import CohortIdentity
+import CohortVerification
+import Foundation
+
+/// What `cohort commit` (or `cohort comment`) recorded.
+public struct CommitSummary: Sendable {
+    public let commit: ObjectID
+    public let notices: [Notice]
+}
+
+extension Workspace {
+    /// Checks that this device's person may change content, and returns what they sign with.
+    func writer() throws -> (CollaborationState, CollaborationSigner, Participant) {
+        let state = try state()
+        let signer = try signer(for: state)
+        let me = try me(in: state, signer: signer)
+        guard me.permission == .readWrite else {
+            throw CohortError(.notPermitted, "\(me.label) is a read-only participant of this collaboration",
+                              hint: "your edits stay in this folder; ask the owner for write permission")
+        }
+        return (state, signer, me)
+    }
+
+    /// Stages every change (skipping editor temp and lock files and `.cohort/`), writes one notice
+    /// per change (created, edited, renamed within a folder, moved to another folder, deleted) and
+    /// makes a signed commit. Returns nil when there is nothing to commit.
+    public func commitChanges(message: String, now: Date = Date()) throws -> CommitSummary? {
+        let (state, signer, _) = try writer()
+        let headTree = try repository.tree(ofCommit: head().commit)
+        let staged = try repository.stageAll { EditorArtifacts.matches($0) || CohortLayout.isCohortPath($0) }
+        let changes = try repository.changes(from: headTree, to: staged).filter {
+            !CohortLayout.isCohortPath($0.newPath ?? $0.oldPath ?? "")
+        }
+        guard !changes.isEmpty else { return nil }
+        let notices = changes.map { change in
+            Notice(type: Self.noticeType(for: change), collaboration: state.collaboration.identifier, actor: signer.root,
+                   data: Self.noticeData(for: change), time: now, signer: signer.signer)
+        }
+        let sealed = try seal(notices, by: signer)
+        let tree = try repository.tree(from: staged, putting: sealed.blobs)
+        let id = try commit(tree: tree, message: message, signer: signer, write: sealed.files)
+        return CommitSummary(commit: id, notices: notices)
+    }
+
+    static func noticeType(for change: Change) -> NoticeType {
+        switch change.kind {
+        case .added: return .contentCreated
+        case .modified: return .contentEdited
+        case .deleted: return .contentDeleted
+        case .renamed:
+            let folder = { (path: String?) in path.map { ($0 as NSString).deletingLastPathComponent } }
+            return folder(change.oldPath) == folder(change.newPath) ? .contentRenamed : .contentMoved
+        }
+    }
+
+    static func noticeData(for change: Change) -> [String: String] {
+        var data = ["path": change.newPath ?? change.oldPath ?? ""]
+        if change.kind == .renamed, let old = change.oldPath { data["oldPath"] = old }
+        return data
+    }
+}

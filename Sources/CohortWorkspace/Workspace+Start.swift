@@ -1,0 +1,98 @@
+import CohortCollaboration
+import CohortGit
+import CohortIdentity
+import CohortVerification
+import Foundation
+
+/// What `cohort start` is asked for.
+public struct StartRequest: Sendable {
+    public var directory: URL
+    public var title: String
+    public var localIdentifier: String?
+    public var options: ShareOptions
+
+    public init(directory: URL, title: String, localIdentifier: String? = nil, options: ShareOptions = .defaults()) {
+        self.directory = directory
+        self.title = title
+        self.localIdentifier = localIdentifier
+        self.options = options
+    }
+}
+
+extension Workspace {
+    /// Creates a collaboration in `request.directory` (new, or an existing folder whose files become
+    /// its first content): the repository, the signed collaboration file, membership version 1 with
+    /// this device's person as owner, a `content.created` notice per file, and the signed genesis
+    /// commit. If any step fails, nothing is left behind.
+    public static func start(_ request: StartRequest, home: IdentityHome, now: Date = Date()) throws -> (Workspace, CollaborationFile) {
+        let device = try home.loadDevice()
+        let card = try home.requireCard()
+        try card.verifyPresentSignatures()
+        let fileManager = FileManager.default
+        let directory = request.directory.standardizedFileURL
+        var isFolder: ObjCBool = false
+        let existed = fileManager.fileExists(atPath: directory.path, isDirectory: &isFolder)
+        guard !existed || isFolder.boolValue else {
+            throw CohortError(.io, "\(directory.path) is a file", hint: "give a new or existing folder")
+        }
+        for name in [".git", CohortLayout.folder] where fileManager.fileExists(atPath: directory.appendingPathComponent(name).path) {
+            throw CohortError(.git, "\(directory.path) already has \(name)", hint: "start the collaboration in a folder that is not a repository yet")
+        }
+
+        let identifier = UUID().uuidString.lowercased()
+        var salt = Data(count: CollaborationContext.saltBytes)
+        salt.withUnsafeMutableBytes { buffer in
+            var random = SystemRandomNumberGenerator()
+            for i in buffer.indices { buffer[i] = random.next() }
+        }
+        let context = try CollaborationContext(identifier: identifier, salt: salt)
+        let signer = try CollaborationSigner(device: device, card: card, context: context)
+        let collaboration = CollaborationFile(
+            identifier: identifier, localIdentifier: request.localIdentifier ?? identifier, title: request.title,
+            initiator: .init(handle: card.handle, name: card.name), salt: salt, owner: signer.root,
+            shareOptions: request.options, createdAt: now, signer: signer.signer)
+        try collaboration.validate()
+        let owner = Participant(root: signer.root, handle: card.handle, name: card.name, permission: .readWrite,
+                                mentions: true, comments: true, addedBy: signer.root.hex, addedAt: now)
+        let membership = Membership(collaboration: identifier, version: 1, previous: nil, participants: [owner], removed: [], signer: signer.signer)
+
+        do {
+            let repository = try Repository.create(at: directory, bare: false)
+            let workspace = try Workspace(repository: repository, home: home)
+            let files = [
+                CohortLayout.collaboration: try Envelope.seal(collaboration, by: signer).fileData(),
+                CohortLayout.members: try Envelope.seal(membership, by: signer).fileData(),
+            ]
+            try workspace.writeFiles(files)
+            let staged = try repository.stageAll(skipping: EditorArtifacts.matches)
+            let created = try repository.changes(from: nil, to: staged, detectRenames: false)
+                .compactMap(\.newPath).filter { !CohortLayout.isCohortPath($0) }
+            let notices = created.map {
+                Notice(type: .contentCreated, collaboration: identifier, actor: signer.root, data: ["path": $0], time: now, signer: signer.signer)
+            }
+            let sealed = try workspace.seal(notices, by: signer)
+            let tree = try repository.tree(from: staged, putting: sealed.blobs)
+            let message = CommitTrailer.append(to: "Start \(request.title)", scheme: signer.root.scheme, proof: signer.proof)
+            let genesis = try repository.createCommit(
+                tree: tree, parents: [], message: message, author: Person(name: card.name, email: card.handle, time: now),
+                sign: { try SSHSignature.sign($0, with: signer.key) })
+            do {
+                try HistoryVerifier(repository: repository).verify(genesis)
+            } catch let violation as Violation {
+                throw violation.error
+            }
+            try repository.updateReference(CohortLayout.defaultBranch, to: genesis, expected: nil, message: "cohort: start")
+            try workspace.writeFiles(sealed.files)
+            try repository.resetIndex(to: tree)
+            return (workspace, collaboration)
+        } catch {
+            if existed {
+                try? fileManager.removeItem(at: directory.appendingPathComponent(".git"))
+                try? fileManager.removeItem(at: directory.appendingPathComponent(CohortLayout.folder))
+            } else {
+                try? fileManager.removeItem(at: directory)
+            }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import CohortCollaboration
+import CohortGit
+import CohortIdentity
+import CohortVerification
+import Foundation
+
+/// A collaboration checked out on this device: its repository and working directory, and this
+/// device's identity. Every change it makes is a signed commit that passes the verification core
+/// before any branch moves.
+public final class Workspace {
+    public let repository: Repository
+    public let home: IdentityHome
+    public let directory: URL
+
+    public init(repository: Repository, home: IdentityHome) throws {
+        guard let directory = repository.workingDirectory else {
+            throw CohortError(.git, "\(repository.gitDirectory.path) is a bare repository", hint: "run this in a workspace (a clone)")
+        }
+        self.repository = repository
+        self.home = home
+        self.directory = directory
+    }
+
+    /// The workspace containing `url`.
+    public convenience init(containing url: URL, home: IdentityHome) throws {
+        try self.init(repository: Repository(discoveringFrom: url), home: home)
+    }
+
+    /// The branch HEAD is on and the commit it points at.
+    public func head() throws -> (branch: String, commit: ObjectID) {
+        let branch = try repository.headBranch()
+        guard let commit = try repository.resolve(branch) else {
+            throw CohortError(.git, "\(branch) has no commits", hint: "this is not a Cohort collaboration; create one with `cohort start`")
+        }
+        return (branch, commit)
+    }
+
+    /// The collaboration as of HEAD (its files' signatures checked).
+    public func state() throws -> CollaborationState {
+        try HistoryVerifier(repository: repository).state(at: head().commit)
+    }
+
+    /// This device's signer for the collaboration.
+    public func signer(for state: CollaborationState) throws -> CollaborationSigner {
+        try CollaborationSigner(home: home, context: state.context)
+    }
+
+    /// This device's participant entry, or `E_UNKNOWN_ROOT` / `E_REVOKED`.
+    public func me(in state: CollaborationState, signer: CollaborationSigner) throws -> Participant {
+        try state.requireParticipant(signer.root)
+    }
+
+    /// Commits `tree` on HEAD's branch, signed by `signer`, after the verification core has accepted
+    /// it; then makes the index match and writes the files listed in `write` to the working directory.
+    @discardableResult
+    public func commit(tree: ObjectID, message: String, signer: CollaborationSigner, write files: [String: Data] = [:]) throws -> ObjectID {
+        let (branch, parent) = try head()
+        let card = try home.requireCard()
+        let full = CommitTrailer.append(to: message, scheme: signer.root.scheme, proof: signer.proof)
+        let id = try repository.createCommit(
+            tree: tree, parents: [parent], message: full, author: Person(name: card.name, email: card.handle),
+            sign: { try SSHSignature.sign($0, with: signer.key) })
+        do {
+            try HistoryVerifier(repository: repository).verify(id)
+        } catch let violation as Violation {
+            throw violation.error
+        }
+        try repository.updateReference(branch, to: id, expected: parent, message: "cohort: \(message.split(separator: "\n").first ?? "")")
+        try writeFiles(files)
+        try repository.resetIndex(to: tree)
+        return id
+    }
+
+    /// Writes tool-owned files (under `.cohort/`) into the working directory.
+    func writeFiles(_ files: [String: Data]) throws {
+        for (path, data) in files {
+            let url = directory.appendingPathComponent(path)
+            try AtomicFile.createDirectory(url.deletingLastPathComponent(), mode: 0o755)
+            try AtomicFile.write(data, to: url, mode: 0o644, replacing: true)
+        }
+    }
+
+    /// Seals `notices` and returns their blobs by path plus their file contents.
+    func seal(_ notices: [Notice], by signer: CollaborationSigner) throws -> (blobs: [String: ObjectID], files: [String: Data]) {
+        var blobs: [String: ObjectID] = [:]
+        var files: [String: Data] = [:]
+        for notice in notices {
+            let data = try Envelope.seal(notice, by: signer).fileData()
+            blobs[notice.path] = try repository.writeBlob(data)
+            files[notice.path] = data
+        }
+        return (blobs, files)
+    }
+}
