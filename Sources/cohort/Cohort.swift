@@ -10,6 +10,9 @@ struct Cohort: ParsableCommand {
         Exit status: 0 success, 1 a refusal or failure (one line: error: CODE: reason), 64 a usage error.
         """,
         version: CohortVersion.text,
-        subcommands: [IdCommand.self, ProofCommand.self, VersionCommand.self]
+        subcommands: [
+            IdCommand.self, StartCommand.self, ParticipantsCommand.self, CommitCommand.self, CommentCommand.self,
+            VerifyCommand.self, ExportCommand.self, ProofCommand.self, VersionCommand.self,
+        ]
     )
 }

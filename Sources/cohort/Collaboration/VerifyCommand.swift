@@ -1,0 +1,67 @@
+import ArgumentParser
+import CohortIdentity
+import CohortVerification
+import CohortWorkspace
+import Foundation
+
+struct VerifyCommand: CohortCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Re-verify the whole history from the genesis commit by Cohort's rules.",
+        discussion: "Incremental: commits verified before are remembered in .git/cohort/verified. Prints `ok: N commits`, or `error: CODE: commit SHA: reason` and exits 1."
+    )
+
+    @Flag(help: "Print JSON: {\"ok\", \"commits\", \"checkedNow\"} or {\"ok\": false, \"code\", \"commit\", \"reason\"}.")
+    var json = false
+
+    @OptionGroup var workspace: WorkspaceOptions
+
+    func execute() throws {
+        let workspace = try workspace.open()
+        do {
+            let report = try workspace.repository.verifyHistory(to: workspace.head().commit)
+            if json {
+                Terminal.print("{\"ok\":true,\"commits\":\(report.commits),\"checkedNow\":\(report.checkedNow)}")
+            } else {
+                Terminal.print("ok: \(report.commits) commits" + (report.checkedNow < report.commits ? " (\(report.checkedNow) checked now, the rest remembered)" : ""))
+            }
+        } catch let violation as Violation {
+            if json {
+                let object: [String: Any] = ["ok": false, "code": violation.error.code.rawValue, "commit": violation.commit.hex, "reason": violation.error.reason]
+                Terminal.write(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) + Data("\n".utf8))
+                throw ExitCode(1)
+            }
+            throw CohortError(violation.error.code, "commit \(violation.commit.hex): \(violation.error.reason)", hint: violation.error.hint)
+        }
+    }
+}
+
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export files for other tools.",
+        subcommands: [ExportAllowedSigners.self]
+    )
+}
+
+struct ExportAllowedSigners: CohortCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "allowed-signers",
+        abstract: "Write an OpenSSH allowed-signers file for every key that signed this history.",
+        discussion: "Use it with `git -c gpg.ssh.allowedSignersFile=FILE verify-commit` or `git log --show-signature`. Only keys of verified commits are listed."
+    )
+
+    @OptionGroup var output: OutputOptions
+
+    @OptionGroup var workspace: WorkspaceOptions
+
+    func execute() throws {
+        let workspace = try workspace.open()
+        do {
+            let text = try workspace.repository.allowedSigners(for: workspace.head().commit)
+            try output.emit(Data(text.utf8))
+        } catch let violation as Violation {
+            throw CohortError(violation.error.code, "commit \(violation.commit.hex): \(violation.error.reason)", hint: violation.error.hint)
+        }
+    }
+}
