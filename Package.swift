@@ -87,10 +87,16 @@ let package = Package(
             ]
         ),
 
+        .target(
+            name: "CohortTestSupport",
+            dependencies: ["CohortIdentity"],
+            path: "Tests/Support"
+        ),
         .testTarget(
             name: "CohortIdentityTests",
             dependencies: [
                 "CohortIdentity",
+                "CohortTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 "CLibcrypto",
             ]
@@ -98,7 +104,7 @@ let package = Package(
         .testTarget(
             name: "CohortCLITests",
             dependencies: [
-                "cohort", "CohortIdentity", "CohortGit",
+                "cohort", "CohortIdentity", "CohortGit", "CohortTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

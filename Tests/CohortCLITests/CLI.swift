@@ -1,3 +1,4 @@
+import CohortTestSupport
 import Foundation
 import Testing
 
@@ -28,41 +29,10 @@ struct CLI {
 
     @discardableResult
     func run(_ arguments: [String], stdin: Data? = nil, home: URL? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        var environment = ProcessInfo.processInfo.environment
-        environment["COHORT_HOME"] = (home ?? self.home).path
-        process.environment = environment
-        let output = Pipe()
-        let errors = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try input.fileHandleForWriting.close()
-        // Read both pipes while the process runs so neither fills up.
-        let outData = Mutexed<Data>()
-        let reader = Thread { outData.set(output.fileHandleForReading.readDataToEndOfFile()) }
-        reader.start()
-        let errData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while !outData.isSet { usleep(1000) }
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData.value, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+        let result = try CohortTestSupport.run(Self.binary.path, arguments, in: directory,
+                                               environment: ["COHORT_HOME": (home ?? self.home).path], stdin: stdin)
+        return Result(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
-}
-
-/// A value written once by another thread.
-final class Mutexed<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: T?
-    func set(_ value: T) { lock.withLock { stored = value } }
-    var isSet: Bool { lock.withLock { stored != nil } }
-    var value: T { lock.withLock { stored! } }
 }
 
 /// A directory for one test, removed afterwards.

@@ -1,4 +1,5 @@
 import Crypto
+import CohortTestSupport
 import Foundation
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import CLibcrypto
 import Crypto
+import CohortTestSupport
 import Foundation
 import Testing
 @testable import CohortIdentity

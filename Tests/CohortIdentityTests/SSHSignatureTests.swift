@@ -1,3 +1,4 @@
+import CohortTestSupport
 import Foundation
 import Testing
 @testable import CohortIdentity

@@ -1,4 +1,5 @@
 import Crypto
+import CohortTestSupport
 import Foundation
 import Testing
 @testable import CohortIdentity
