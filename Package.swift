@@ -102,6 +102,13 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "CohortWorkspaceTests",
+            dependencies: [
+                "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace",
+                "CohortTestSupport",
+            ]
+        ),
+        .testTarget(
             name: "CohortCLITests",
             dependencies: [
                 "cohort", "CohortIdentity", "CohortGit", "CohortTestSupport",

@@ -74,16 +74,26 @@ extension Repository {
         return TreeEntry(name: String(cString: name), id: ObjectID(oid), mode: git_tree_entry_filemode(entry).rawValue)
     }
 
-    /// Builds a tree from `base` (or empty) with blobs put at slash-separated paths, creating folders
-    /// as needed. Used to write `.cohort/` files without touching the working directory.
-    public func tree(from base: ObjectID?, putting files: [String: ObjectID]) throws -> ObjectID {
+    /// Builds a tree from `base` (or empty) with blobs put at slash-separated paths (folders created
+    /// as needed) and paths removed (folders left empty disappear). Used to write `.cohort/` files
+    /// without touching the working directory.
+    public func tree(from base: ObjectID?, putting files: [String: ObjectID], removing removals: Set<String> = []) throws -> ObjectID {
         var byFolder: [String: [String: ObjectID]] = [:]
+        var removalsByFolder: [String: Set<String>] = [:]
         var direct: [String: ObjectID] = [:]
+        var directRemovals = Set<String>()
         for (path, blob) in files {
             if let slash = path.firstIndex(of: "/") {
                 byFolder[String(path[..<slash]), default: [:]][String(path[path.index(after: slash)...])] = blob
             } else {
                 direct[path] = blob
+            }
+        }
+        for path in removals {
+            if let slash = path.firstIndex(of: "/") {
+                removalsByFolder[String(path[..<slash]), default: []].insert(String(path[path.index(after: slash)...]))
+            } else {
+                directRemovals.insert(path)
             }
         }
         var builder: OpaquePointer?
@@ -97,10 +107,20 @@ extension Repository {
             var oid = id.raw
             try check(git_treebuilder_insert(nil, builder, name, &oid, mode), "cannot add \(name) to a tree")
         }
+        for name in directRemovals where git_treebuilder_get(builder, name) != nil {
+            try check(git_treebuilder_remove(builder, name), "cannot remove \(name) from a tree")
+        }
         for (name, blob) in direct { try insert(name, blob, mode: GIT_FILEMODE_BLOB) }
-        for (folder, children) in byFolder {
+        for folder in Set(byFolder.keys).union(removalsByFolder.keys) {
             let existing = try base.flatMap { try entry(at: folder, inTree: $0) }.flatMap { $0.isTree ? $0.id : nil }
-            try insert(folder, try tree(from: existing, putting: children), mode: GIT_FILEMODE_TREE)
+            let subtree = try tree(from: existing, putting: byFolder[folder] ?? [:], removing: removalsByFolder[folder] ?? [])
+            if try entries(ofTree: subtree).isEmpty {
+                if git_treebuilder_get(builder, folder) != nil {
+                    try check(git_treebuilder_remove(builder, folder), "cannot remove \(folder) from a tree")
+                }
+            } else {
+                try insert(folder, subtree, mode: GIT_FILEMODE_TREE)
+            }
         }
         var oid = git_oid()
         try check(git_treebuilder_write(&oid, builder), "cannot write a tree")

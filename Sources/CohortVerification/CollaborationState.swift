@@ -17,6 +17,9 @@ public struct CollaborationState: Sendable {
     let membersBlob: ObjectID
 
     init(collaboration: Opened<CollaborationFile>, collaborationBlob: ObjectID, membership: Opened<Membership>, membersBlob: ObjectID) throws {
+        guard membership.value.collaboration == collaboration.value.identifier else {
+            throw CohortError(.malformed, "\(CohortLayout.members) belongs to another collaboration")
+        }
         self.collaboration = collaboration.value
         self.membership = membership.value
         membershipDigest = Membership.digest(ofPayload: membership.payload)
@@ -62,9 +65,6 @@ extension Repository {
         try collaboration.value.validate()
         let membership = try Envelope.open(blob(membersEntry.id, maxBytes: Membership.maxEnvelopeBytes), as: Membership.self, path: CohortLayout.members)
         try membership.value.validate()
-        guard membership.value.collaboration == collaboration.value.identifier else {
-            throw CohortError(.malformed, "\(CohortLayout.members) belongs to another collaboration")
-        }
         return (collaboration, collaborationEntry.id, membership, membersEntry.id)
     }
 }

@@ -61,8 +61,6 @@ struct StateTransition {
 
     private mutating func applyFileChanges() throws {
         let (collaboration, collaborationBlob, membership, membersBlob) = try repository.openCohortFiles(tree: commit.tree)
-        let new = try CollaborationState(collaboration: collaboration, collaborationBlob: collaborationBlob,
-                                         membership: membership, membersBlob: membersBlob)
         if collaborationBlob != before.collaborationBlob, try inherited(CohortLayout.collaboration, collaborationBlob) == nil {
             guard collaboration.signer == before.owner, signer == before.owner else {
                 throw CohortError(.notPermitted, "\(CohortLayout.collaboration) may only be changed by the owner")
@@ -81,7 +79,8 @@ struct StateTransition {
                 try checkMembershipChange(membership)
             }
         }
-        after = new
+        after = try CollaborationState(collaboration: collaboration, collaborationBlob: collaborationBlob,
+                                       membership: membership, membersBlob: membersBlob)
     }
 
     private mutating func checkMembershipChange(_ opened: Opened<Membership>) throws {
