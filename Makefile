@@ -1,6 +1,6 @@
 # Cohort: the two commands a newcomer needs are `make demo` and `make test`.
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
-APT_PACKAGES := libgit2-dev libssl-dev pkg-config
+APT_PACKAGES := libgit2-dev libssl-dev pkg-config git openssh-client python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps build release test demo bench clean
@@ -17,6 +17,9 @@ deps:
 	else \
 	  echo "deps: $(APT_PACKAGES) already installed"; \
 	fi
+	@# The tests check signed files with an implementation written apart, in Python.
+	@python3 -c 'import cryptography' 2>/dev/null || python3 -m pip install --quiet cryptography \
+	  || $(SUDO) apt-get install -y -qq python3-cryptography
 
 ## build: debug build of every product
 build: deps
