@@ -1,0 +1,77 @@
+import CohortTestSupport
+import Foundation
+import Testing
+
+/// The collaboration commands through the real binary, with stock git beside them.
+@Suite struct CollaborationCommandTests {
+    @Test func startAddCommitCommentVerifyExport() throws {
+        let sandbox = try Sandbox()
+        let ann = sandbox.cli("ann")
+        let bo = sandbox.cli("bo")
+        #expect(try ann.run(["id", "init", "--handle", "ann@example.com", "--name", "Ann", "--device", "laptop"]).status == 0)
+        #expect(try bo.run(["id", "init", "--handle", "bo@example.com", "--name", "Bo", "--device", "desk"]).status == 0)
+        #expect(try bo.run(["id", "card", "--output", "bo.json"]).status == 0)
+        try FileManager.default.createDirectory(at: sandbox.path("recipes"), withIntermediateDirectories: true)
+        try sandbox.write("recipes/bread.md", "flour\n")
+
+        let started = try ann.run(["start", "recipes", "--title", "Baking Recipes", "--no-comments"])
+        #expect(started.status == 0, "\(started.stderr)")
+        let identifier = started.stdout.trimmingCharacters(in: .newlines)
+        #expect(UUID(uuidString: identifier) != nil)
+
+        let inside = CLI(home: sandbox.path("ann"), directory: sandbox.path("recipes"))
+        let added = try inside.run(["participants", "add", "../bo.json", "--read-only"])
+        #expect(added.status == 0, "\(added.stderr)")
+        let list = try inside.run(["participants", "list", "--json"])
+        let participants = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+        #expect(participants.map { $0["handle"] as? String } == ["ann@example.com", "bo@example.com"])
+        #expect(participants[1]["permission"] as? String == "read-only")
+
+        try sandbox.write("recipes/bread.md", "flour\nwater\n")
+        let committed = try inside.run(["commit", "-m", "Water"])
+        #expect(committed.status == 0, "\(committed.stderr)")
+        #expect(committed.stdout.contains("content.edited  bread.md"))
+        #expect(try inside.run(["commit", "-m", "again"]).stdout == "nothing to commit\n")
+        expectRefusal(try inside.run(["comment", "bread.md", "--text", "hi"]), "E_NOT_PERMITTED")
+
+        let verified = try inside.run(["verify"])
+        #expect(verified.stdout == "ok: 3 commits\n", "\(verified.stderr)")
+        let json = try inside.run(["verify", "--json"])
+        #expect(json.stdout.contains("\"ok\":true"))
+
+        // Bo, read-only, cannot commit in his clone; his file stays as he wrote it.
+        #expect(try run("git", ["clone", "-q", "recipes", "bo-recipes"], in: sandbox.url).status == 0)
+        let boInside = CLI(home: sandbox.path("bo"), directory: sandbox.path("bo-recipes"))
+        try sandbox.write("bo-recipes/bread.md", "bo's version\n")
+        expectRefusal(try boInside.run(["commit", "-m", "mine"]), "E_NOT_PERMITTED")
+        #expect(try sandbox.read("bo-recipes/bread.md") == "bo's version\n")
+
+        // Stock git accepts the signatures with the exported allowed-signers file.
+        #expect(try inside.run(["export", "allowed-signers", "--output", "../signers"]).status == 0)
+        let gitVerify = try run("git", ["-c", "gpg.ssh.allowedSignersFile=\(sandbox.path("signers").path)", "verify-commit", "HEAD"], in: sandbox.path("recipes"))
+        #expect(gitVerify.status == 0, "\(gitVerify.stderr)")
+
+        // A plain unsigned commit breaks the history: verify names it, with the code.
+        let environment = ["GIT_AUTHOR_NAME": "X", "GIT_AUTHOR_EMAIL": "x@example.com", "GIT_COMMITTER_NAME": "X", "GIT_COMMITTER_EMAIL": "x@example.com"]
+        try sandbox.write("recipes/plain.md", "plain\n")
+        #expect(try run("git", ["add", "plain.md"], in: sandbox.path("recipes")).status == 0)
+        #expect(try run("git", ["-c", "commit.gpgsign=false", "commit", "-q", "-m", "plain"], in: sandbox.path("recipes"), environment: environment).status == 0)
+        let head = try run("git", ["rev-parse", "HEAD"], in: sandbox.path("recipes")).stdout.trimmingCharacters(in: .newlines)
+        let broken = try inside.run(["verify"])
+        expectRefusal(broken, "E_BAD_SIGNATURE")
+        #expect(broken.stderr.contains("commit \(head): commit is not signed"))
+        let brokenJSON = try inside.run(["verify", "--json"])
+        #expect(brokenJSON.status == 1)
+        #expect(brokenJSON.stdout.contains("\"code\":\"E_BAD_SIGNATURE\""))
+    }
+
+    @Test func workspaceCommandsOutsideAWorkspace() throws {
+        let sandbox = try Sandbox()
+        let cli = sandbox.cli("home")
+        #expect(try cli.run(["id", "init", "--handle", "ann@example.com", "--name", "Ann"]).status == 0)
+        expectRefusal(try cli.run(["verify"]), "E_GIT")
+        expectRefusal(try cli.run(["participants", "list"]), "E_GIT")
+        expectRefusal(try cli.run(["start", "x", "--title", ""]), "E_MALFORMED")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path("x").path))
+    }
+}
