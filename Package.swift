@@ -82,7 +82,7 @@ let package = Package(
         .executableTarget(
             name: "cohort-bench",
             dependencies: [
-                "CohortIdentity",
+                "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

@@ -56,3 +56,71 @@ extension Repository {
         }
     }
 }
+
+extension Repository {
+    /// The blob-level changes from tree `old` (nil: empty) to tree `new`, found by walking both trees
+    /// and descending only into subtrees whose ids differ: much cheaper than a git diff when a few
+    /// files change in a large tree. No rename detection; paths are relative to the trees.
+    public func treeChanges(from old: ObjectID?, to new: ObjectID?) throws -> [Change] {
+        var changes: [Change] = []
+        try collectChanges(from: old, to: new, prefix: "", into: &changes)
+        return changes
+    }
+
+    private func collectChanges(from old: ObjectID?, to new: ObjectID?, prefix: String, into changes: inout [Change]) throws {
+        guard old != new else { return }
+        try withOptionalTree(old) { oldTree in
+            try withOptionalTree(new) { newTree in
+                // Both trees are sorted by git's entry order: walk them side by side, and make Swift
+                // strings only for what changed.
+                let oldCount = oldTree.map { git_tree_entrycount($0) } ?? 0
+                let newCount = newTree.map { git_tree_entrycount($0) } ?? 0
+                var i = 0
+                var j = 0
+                while i < oldCount || j < newCount {
+                    let before = i < oldCount ? git_tree_entry_byindex(oldTree, i) : nil
+                    let after = j < newCount ? git_tree_entry_byindex(newTree, j) : nil
+                    let order: Int32 = before == nil ? 1 : after == nil ? -1 : git_tree_entry_cmp(before, after)
+                    if order == 0, let before, let after {
+                        i += 1
+                        j += 1
+                        if git_oid_equal(git_tree_entry_id(before), git_tree_entry_id(after)) != 0,
+                           git_tree_entry_filemode(before) == git_tree_entry_filemode(after) { continue }
+                        let path = prefix + String(cString: git_tree_entry_name(after))
+                        if git_tree_entry_type(after) == GIT_OBJECT_TREE {
+                            try collectChanges(from: ObjectID(git_tree_entry_id(before)), to: ObjectID(git_tree_entry_id(after)),
+                                               prefix: path + "/", into: &changes)
+                        } else {
+                            changes.append(Change(kind: .modified, oldPath: path, newPath: path,
+                                                  oldID: ObjectID(git_tree_entry_id(before)), newID: ObjectID(git_tree_entry_id(after))))
+                        }
+                    } else if order < 0, let before {
+                        i += 1
+                        try entryChange(before, added: false, prefix: prefix, into: &changes)
+                    } else if let after {
+                        j += 1
+                        try entryChange(after, added: true, prefix: prefix, into: &changes)
+                    }
+                }
+            }
+        }
+    }
+
+    /// A whole entry added or deleted: a blob, or every blob below a tree.
+    private func entryChange(_ entry: OpaquePointer, added: Bool, prefix: String, into changes: inout [Change]) throws {
+        let path = prefix + String(cString: git_tree_entry_name(entry))
+        let id = ObjectID(git_tree_entry_id(entry))
+        if git_tree_entry_type(entry) == GIT_OBJECT_TREE {
+            try collectChanges(from: added ? nil : id, to: added ? id : nil, prefix: path + "/", into: &changes)
+        } else if added {
+            changes.append(Change(kind: .added, oldPath: nil, newPath: path, oldID: nil, newID: id))
+        } else {
+            changes.append(Change(kind: .deleted, oldPath: path, newPath: nil, oldID: id, newID: nil))
+        }
+    }
+
+    private func withOptionalTree<T>(_ id: ObjectID?, _ body: (OpaquePointer?) throws -> T) throws -> T {
+        guard let id else { return try body(nil) }
+        return try withTree(id, body)
+    }
+}

@@ -12,6 +12,8 @@ public final class HistoryVerifier {
     /// When set, a genesis commit must carry this identifier (a repository keeps its collaboration).
     public var expectedIdentifier: String?
     private var states: [ObjectID: CollaborationState] = [:]
+    /// The `.cohort` tree of each commit verified in this run, so a child need not look its parent's up.
+    private var cohortTrees: [ObjectID: ObjectID] = [:]
 
     public init(repository: Repository, expectedIdentifier: String? = nil) {
         self.repository = repository
@@ -43,8 +45,9 @@ public final class HistoryVerifier {
     public func verify(_ id: ObjectID) throws -> CollaborationState {
         do {
             let commit = try repository.commit(id)
-            let state = try check(commit)
+            let (state, cohortTree) = try check(commit)
             states[id] = state
+            cohortTrees[id] = cohortTree
             return state
         } catch let error as CohortError {
             throw Violation(commit: id, error: error)
@@ -65,29 +68,29 @@ public final class HistoryVerifier {
         return try proof.root(under: scheme)
     }
 
-    private func check(_ commit: Commit) throws -> CollaborationState {
+    private func check(_ commit: Commit) throws -> (CollaborationState, ObjectID) {
         let signer = try signer(of: commit)
         guard let cohortTree = try repository.entry(at: CohortLayout.folder, inTree: commit.tree), cohortTree.isTree else {
             throw CohortError(.malformed, "\(CohortLayout.folder)/ is missing from the commit")
         }
         if commit.parents.isEmpty {
-            return try checkGenesis(commit, signer: signer, cohortTree: cohortTree.id)
+            return (try checkGenesis(commit, signer: signer, cohortTree: cohortTree.id), cohortTree.id)
         }
-        let before = try state(at: commit.parents[0])
+        let parent = commit.parents[0]
+        let before = try state(at: parent)
         let participant = try before.requireParticipant(signer)
-        let parentTree = try repository.tree(ofCommit: commit.parents[0])
-        let parentCohort = try repository.entry(at: CohortLayout.folder, inTree: parentTree)?.id
+        let parentCohort = try cohortTrees[parent] ?? repository.entry(at: CohortLayout.folder, inTree: repository.tree(ofCommit: parent))?.id
         var transition = StateTransition(verifier: self, commit: commit, signer: signer, participant: participant, before: before)
         if parentCohort != cohortTree.id {
-            try transition.apply(try repository.changes(from: parentCohort, to: cohortTree.id, detectRenames: false))
+            try transition.apply(try repository.treeChanges(from: parentCohort, to: cohortTree.id))
         }
         if participant.permission == .readOnly {
-            guard try transition.isOnlySelfRotation(parentTree: parentTree) else {
+            guard try transition.isOnlySelfRotation(parentTree: repository.tree(ofCommit: parent)) else {
                 throw CohortError(.notPermitted, "\(participant.label) is a read-only participant and cannot change the collaboration",
                                   hint: "ask the owner for write permission")
             }
         }
-        return transition.after
+        return (transition.after, cohortTree.id)
     }
 
     private func checkGenesis(_ commit: Commit, signer: RootHash, cohortTree: ObjectID) throws -> CollaborationState {
@@ -111,7 +114,7 @@ public final class HistoryVerifier {
         let state = try CollaborationState(collaboration: collaboration, collaborationBlob: collaborationBlob,
                                            membership: membership, membersBlob: membersBlob)
         var transition = StateTransition(verifier: self, commit: commit, signer: signer, participant: first, before: state)
-        let changes = try repository.changes(from: nil, to: cohortTree, detectRenames: false).filter {
+        let changes = try repository.treeChanges(from: nil, to: cohortTree).filter {
             let path = CohortLayout.folder + "/" + ($0.newPath ?? "")
             return path != CohortLayout.collaboration && path != CohortLayout.members
         }

@@ -162,7 +162,7 @@ struct StateTransition {
     /// Whether the whole commit is one participant replacing their own root (allowed to read-only participants).
     func isOnlySelfRotation(parentTree: ObjectID) throws -> Bool {
         guard rotation else { return false }
-        let changes = try repository.changes(from: parentTree, to: commit.tree, detectRenames: false)
+        let changes = try repository.treeChanges(from: parentTree, to: commit.tree)
         return changes.allSatisfy { $0.newPath == CohortLayout.members && $0.kind == .modified }
     }
 }

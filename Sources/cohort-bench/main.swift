@@ -2,6 +2,7 @@
 // (swift-crypto), in one process, rounds interleaved so that both sides see the same machine.
 //
 //   swift run -c release cohort-bench identity [--seconds S] [--roots N] [--rounds R]
+//   swift run -c release cohort-bench history DIR COMMITS     (input for Scripts/bench-verify.sh)
 import CohortIdentity
 import Crypto
 import Foundation
@@ -149,7 +150,11 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "identity":
     try identityBenchmark(Settings(Array(arguments.dropFirst())))
+case "history" where arguments.count >= 3:
+    // cohort-bench history DIR COMMITS: a collaboration in DIR with COMMITS signed commits
+    // (identity in $COHORT_HOME, created if missing).
+    try generateHistory(at: URL(fileURLWithPath: arguments[1]), home: .fromEnvironment(), commits: Int(arguments[2]) ?? 10_000)
 default:
-    FileHandle.standardError.write(Data("usage: cohort-bench identity [--seconds S] [--roots N] [--rounds R]\n".utf8))
+    FileHandle.standardError.write(Data("usage: cohort-bench identity [--seconds S] [--roots N] [--rounds R]\n       cohort-bench history DIR COMMITS\n".utf8))
     exit(64)
 }

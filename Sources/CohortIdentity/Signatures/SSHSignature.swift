@@ -80,9 +80,12 @@ public enum SSHSignature {
         guard armored.utf8.count <= maxArmoredBytes else {
             throw CohortError(.badSignature, "SSH signature is larger than \(maxArmoredBytes) bytes")
         }
-        let lines = armored.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        guard lines.count >= 3, lines.first == begin, lines.last == end,
-              let blob = Data(base64Encoded: lines.dropFirst().dropLast().joined())
+        // Bytes, not Characters: this runs once per commit verified.
+        let lines = armored.utf8.split(separator: UInt8(ascii: "\n")).map { line in
+            line.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }.reversed().drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }.reversed()
+        }.filter { !$0.isEmpty }
+        guard lines.count >= 3, lines.first?.elementsEqual(begin.utf8) == true, lines.last?.elementsEqual(end.utf8) == true,
+              let blob = Data(base64Encoded: Data(lines.dropFirst().dropLast().joined()))
         else {
             throw CohortError(.badSignature, "not an armored SSH signature", hint: "the commit must be signed with `cohort commit` or ssh-keygen -Y sign")
         }
