@@ -68,6 +68,12 @@ let package = Package(
             dependencies: ["CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification"]
         ),
 
+        // The pre-receive hook for any git server: installer and runner.
+        .target(
+            name: "CohortHooks",
+            dependencies: ["CohortIdentity", "CohortGit", "CohortVerification"]
+        ),
+
         .executableTarget(
             name: "cohort",
             dependencies: [
@@ -76,6 +82,7 @@ let package = Package(
                 "CohortCollaboration",
                 "CohortVerification",
                 "CohortWorkspace",
+                "CohortHooks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -37,3 +37,70 @@ extension Repository {
         git_reference_free(reference)
     }
 }
+
+extension Repository {
+    /// Every reference and the commit it leads to (tags peeled); references that lead to no commit are left out.
+    public func referenceTips() throws -> [String: ObjectID] {
+        var iterator: OpaquePointer?
+        try check(git_reference_iterator_new(&iterator, pointer), "cannot list references")
+        defer { git_reference_iterator_free(iterator) }
+        var tips: [String: ObjectID] = [:]
+        var reference: OpaquePointer?
+        while true {
+            let result = git_reference_next(&reference, iterator)
+            if result == GIT_ITEROVER.rawValue { break }
+            try check(result, "cannot list references")
+            defer { git_reference_free(reference) }
+            guard let name = git_reference_name(reference).map({ String(cString: $0) }) else { continue }
+            var peeled: OpaquePointer?
+            if git_reference_peel(&peeled, reference, GIT_OBJECT_COMMIT) == 0, let peeled {
+                tips[name] = ObjectID(git_object_id(peeled))
+                git_object_free(peeled)
+            }
+        }
+        return tips
+    }
+
+    /// The commit `id` leads to (a commit, or a tag of one), or nil if it leads to no commit.
+    public func peelToCommit(_ id: ObjectID) -> ObjectID? {
+        var object: OpaquePointer?
+        var oid = id.raw
+        guard git_object_lookup(&object, pointer, &oid, GIT_OBJECT_ANY) == 0 else { return nil }
+        defer { git_object_free(object) }
+        var peeled: OpaquePointer?
+        guard git_object_peel(&peeled, object, GIT_OBJECT_COMMIT) == 0, let peeled else { return nil }
+        defer { git_object_free(peeled) }
+        return ObjectID(git_object_id(peeled))
+    }
+
+    /// Points HEAD at `branch` (a full reference name), born or not.
+    public func setHead(to branch: String) throws {
+        try check(git_repository_set_head(pointer, branch), "cannot point HEAD at \(branch)")
+    }
+}
+
+extension Repository {
+    /// An integer from the repository's git configuration (all levels), or nil when unset.
+    public func configInteger(_ name: String) throws -> Int64? {
+        var config: OpaquePointer?
+        try check(git_repository_config_snapshot(&config, pointer), "cannot read the git configuration")
+        defer { git_config_free(config) }
+        var value: Int64 = 0
+        let result = git_config_get_int64(&value, config, name)
+        if result == GIT_ENOTFOUND.rawValue { return nil }
+        try check(result, "git config \(name) is not an integer")
+        return value
+    }
+
+    /// A string from the repository's git configuration (all levels), or nil when unset.
+    public func configString(_ name: String) throws -> String? {
+        var config: OpaquePointer?
+        try check(git_repository_config_snapshot(&config, pointer), "cannot read the git configuration")
+        defer { git_config_free(config) }
+        var value: UnsafePointer<CChar>?
+        let result = git_config_get_string(&value, config, name)
+        if result == GIT_ENOTFOUND.rawValue { return nil }
+        try check(result, "cannot read git config \(name)")
+        return value.map { String(cString: $0) }
+    }
+}

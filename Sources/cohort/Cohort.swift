@@ -12,7 +12,7 @@ struct Cohort: ParsableCommand {
         version: CohortVersion.text,
         subcommands: [
             IdCommand.self, StartCommand.self, ParticipantsCommand.self, CommitCommand.self, CommentCommand.self,
-            VerifyCommand.self, ExportCommand.self, ProofCommand.self, VersionCommand.self,
+            VerifyCommand.self, ExportCommand.self, HookCommand.self, ProofCommand.self, VersionCommand.self,
         ]
     )
 }

@@ -1,0 +1,36 @@
+import CohortGit
+import CohortIdentity
+import CohortVerification
+import Foundation
+
+/// `cohort hook pre-receive`: git's input in, refusals out.
+public enum PreReceiveHook {
+    /// Largest input accepted (1,000 ref updates fit in well under 1 MiB).
+    public static let maxInputBytes = 1 << 20
+
+    /// Parses git's `OLD NEW REF` lines.
+    public static func updates(from input: Data) throws -> [RefUpdate] {
+        guard input.count <= maxInputBytes else {
+            throw CohortError(.malformed, "pre-receive input is larger than \(maxInputBytes) bytes")
+        }
+        return try String(decoding: input, as: UTF8.self).split(separator: "\n").map { try RefUpdate(line: $0) }
+    }
+
+    /// The limits for `repository`: defaults, or `cohort.maxCommits`, `cohort.maxUpdates` and
+    /// `cohort.maxSeconds` from its git configuration.
+    public static func limits(for repository: Repository) throws -> PushLimits {
+        var limits = PushLimits()
+        if let value = try repository.configInteger("cohort.maxCommits"), value > 0 { limits.maxCommits = Int(value) }
+        if let value = try repository.configInteger("cohort.maxUpdates"), value > 0 { limits.maxUpdates = Int(value) }
+        if let value = try repository.configInteger("cohort.maxSeconds"), value > 0 { limits.maxSeconds = Double(value) }
+        return limits
+    }
+
+    /// Verifies the push described by `input` in the repository git's environment names (inside
+    /// `pre-receive`, that includes the quarantined objects). Returns the refusals.
+    public static func run(input: Data) throws -> [PushRejection] {
+        let updates = try updates(from: input)
+        let repository = try Repository.openFromEnvironment()
+        return try PushVerifier(repository: repository, limits: limits(for: repository)).verify(updates)
+    }
+}

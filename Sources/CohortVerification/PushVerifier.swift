@@ -1,0 +1,147 @@
+import CohortCollaboration
+import CohortGit
+import CohortIdentity
+import Foundation
+
+/// One line of git's `pre-receive` input: `old new ref`.
+public struct RefUpdate: Hashable, Sendable {
+    public let old: ObjectID
+    public let new: ObjectID
+    public let name: String
+
+    public init(old: ObjectID, new: ObjectID, name: String) {
+        self.old = old
+        self.new = new
+        self.name = name
+    }
+
+    /// Parses `OLD NEW REF` (40-digit ids; zeros for "none").
+    public init(line: Substring) throws {
+        let fields = line.split(separator: " ", omittingEmptySubsequences: false)
+        guard fields.count == 3, fields[2].utf8.count <= 1024 else {
+            throw CohortError(.malformed, "pre-receive input line is not 'OLD NEW REF'")
+        }
+        try self.init(old: ObjectID(hex: String(fields[0])), new: ObjectID(hex: String(fields[1])), name: String(fields[2]))
+    }
+
+    public var isDeletion: Bool { new.isZero }
+    public var isCreation: Bool { old.isZero }
+}
+
+/// Why one ref update is refused: the commit (or ref target) at fault, and the error with its code.
+public struct PushRejection: Sendable, CustomStringConvertible {
+    public let commit: ObjectID
+    public let ref: String
+    public let error: CohortError
+
+    /// `rejected SHA (REF): CODE: reason`.
+    public var description: String {
+        "rejected \(commit.hex) (\(ref)): \(error.code): \(error.reason.replacingOccurrences(of: "\n", with: " "))"
+    }
+}
+
+/// Bounds on what one push may ask the verifier to do.
+public struct PushLimits: Sendable {
+    /// New commits in one push.
+    public var maxCommits: Int
+    /// Ref updates in one push.
+    public var maxUpdates: Int
+    /// Wall-clock seconds for the whole verification.
+    public var maxSeconds: Double
+
+    public init(maxCommits: Int = 200_000, maxUpdates: Int = 1000, maxSeconds: Double = 600) {
+        self.maxCommits = maxCommits
+        self.maxUpdates = maxUpdates
+        self.maxSeconds = maxSeconds
+    }
+}
+
+/// The rules of a push, on top of the rules of each commit: only branches and tags; the default branch
+/// is never deleted or rewound; every commit the push makes reachable and no ref had before is
+/// verified; a new branch descends from the verified history; a repository keeps its collaboration.
+public final class PushVerifier {
+    public let repository: Repository
+    public let limits: PushLimits
+
+    public init(repository: Repository, limits: PushLimits = PushLimits()) {
+        self.repository = repository
+        self.limits = limits
+    }
+
+    /// Checks every update; returns the refusals (empty: the push may proceed).
+    public func verify(_ updates: [RefUpdate], now: () -> Date = Date.init) throws -> [PushRejection] {
+        guard updates.count <= limits.maxUpdates else {
+            let first = updates.first
+            return [PushRejection(commit: first?.new ?? .zero, ref: first?.name ?? "",
+                                  error: CohortError(.malformed, "the push updates \(updates.count) refs, more than the \(limits.maxUpdates) allowed",
+                                                     hint: "push fewer branches and tags at once"))]
+        }
+        let started = now()
+        let defaultBranch = (try? repository.headBranch()) ?? CohortLayout.defaultBranch
+        let tips = try repository.referenceTips()
+        let existing = Array(Set(tips.values))
+        let identifier = try (tips[defaultBranch] ?? tips.values.first).map { try HistoryVerifier(repository: repository).state(at: $0).collaboration.identifier }
+        let verifier = HistoryVerifier(repository: repository, expectedIdentifier: identifier)
+        var verified = Set<ObjectID>()
+        var budget = limits.maxCommits
+        var rootAccepted = identifier != nil
+        var rejections: [PushRejection] = []
+
+        for update in updates {
+            func reject(_ commit: ObjectID, _ code: CohortError.Code, _ reason: String, hint: String? = nil) {
+                rejections.append(PushRejection(commit: commit, ref: update.name, error: CohortError(code, reason, hint: hint)))
+            }
+            guard update.name.hasPrefix("refs/heads/") || update.name.hasPrefix("refs/tags/") else {
+                reject(update.new, .notPermitted, "only branches (refs/heads/) and tags (refs/tags/) may be pushed")
+                continue
+            }
+            if update.isDeletion {
+                if update.name == defaultBranch {
+                    reject(update.old, .notPermitted, "the default branch \(defaultBranch) cannot be deleted")
+                }
+                continue
+            }
+            guard let tip = repository.peelToCommit(update.new) else {
+                reject(update.new, .malformed, "\(update.name) would point at something that is not a commit")
+                continue
+            }
+            if update.name == defaultBranch, !update.isCreation, !(try repository.isAncestor(update.old, of: tip)) {
+                reject(tip, .notPermitted, "non-fast-forward of the default branch \(defaultBranch): history cannot be rewritten",
+                       hint: "fetch, merge and push again instead of forcing")
+                continue
+            }
+            let commits = try repository.commits(from: tip, hiding: existing).filter { !verified.contains($0) }
+            guard commits.count <= budget else {
+                reject(tip, .malformed, "the push brings more than \(limits.maxCommits) new commits", hint: "push in smaller parts")
+                continue
+            }
+            budget -= commits.count
+            for id in commits {
+                if try repository.commit(id).parents.isEmpty {
+                    guard !rootAccepted else {
+                        reject(id, .notPermitted, "a new branch must descend from the collaboration's verified history",
+                               hint: "base your work on the repository's \(defaultBranch)")
+                        break
+                    }
+                }
+                do {
+                    let state = try verifier.verify(id)
+                    if verifier.expectedIdentifier == nil {
+                        // The first collaboration pushed into an empty repository is the one it keeps.
+                        verifier.expectedIdentifier = state.collaboration.identifier
+                        rootAccepted = true
+                    }
+                    verified.insert(id)
+                } catch let violation as Violation {
+                    rejections.append(PushRejection(commit: violation.commit, ref: update.name, error: violation.error))
+                    break
+                }
+                if now().timeIntervalSince(started) > limits.maxSeconds {
+                    reject(id, .malformed, "verifying the push took longer than \(Int(limits.maxSeconds)) s", hint: "push in smaller parts")
+                    return rejections
+                }
+            }
+        }
+        return rejections
+    }
+}
