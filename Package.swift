@@ -96,7 +96,7 @@ let package = Package(
 
         .target(
             name: "CohortTestSupport",
-            dependencies: ["CohortIdentity"],
+            dependencies: ["CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace"],
             path: "Tests/Support"
         ),
         .testTarget(
@@ -113,6 +113,13 @@ let package = Package(
             dependencies: [
                 "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace",
                 "CohortTestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "CohortHookTests",
+            dependencies: [
+                "cohort", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace",
+                "CohortHooks", "CohortTestSupport",
             ]
         ),
         .testTarget(

@@ -12,17 +12,7 @@ struct CLI {
         var lines: [String] { stdout.split(separator: "\n").map(String.init) }
     }
 
-    /// The `cohort` executable built beside this test bundle (or `$COHORT_BINARY`).
-    static let binary: URL = {
-        if let path = ProcessInfo.processInfo.environment["COHORT_BINARY"] {
-            return URL(fileURLWithPath: path)
-        }
-        let beside = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("cohort")
-        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return root.appendingPathComponent(".build/debug/cohort")
-    }()
+    static var binary: URL { cohortBinary }
 
     let home: URL
     let directory: URL

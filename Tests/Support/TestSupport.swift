@@ -107,3 +107,15 @@ private final class OutputBox: @unchecked Sendable {
         return data ?? Data()
     }
 }
+
+/// The `cohort` executable built beside the test bundle (or `$COHORT_BINARY`).
+public let cohortBinary: URL = {
+    if let path = ProcessInfo.processInfo.environment["COHORT_BINARY"] {
+        return URL(fileURLWithPath: path)
+    }
+    let beside = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        .deletingLastPathComponent().appendingPathComponent("cohort")
+    if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    return root.appendingPathComponent(".build/debug/cohort")
+}()

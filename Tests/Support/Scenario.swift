@@ -1,23 +1,22 @@
 import CohortCollaboration
 import CohortGit
 import CohortIdentity
-import CohortTestSupport
 import CohortVerification
 import CohortWorkspace
 import Foundation
 import Testing
 
 /// A person with one or more devices, each an identity home under the test's directory.
-struct TestPerson {
-    let handle: String
-    let homes: [IdentityHome]
+public struct TestPerson {
+    public let handle: String
+    public let homes: [IdentityHome]
 
-    var home: IdentityHome { homes[0] }
+    public var home: IdentityHome { homes[0] }
 
-    func card() throws -> IdentityCard { try home.requireCard() }
+    public func card() throws -> IdentityCard { try home.requireCard() }
 
     /// A person whose devices have all enrolled and hold the complete card.
-    static func make(_ name: String, devices: Int = 1, in temp: TemporaryDirectory) throws -> TestPerson {
+    public static func make(_ name: String, devices: Int = 1, in temp: TemporaryDirectory) throws -> TestPerson {
         let handle = "\(name)@example.com"
         let homes = (0..<devices).map { IdentityHome(directory: temp.path("homes/\(name)-\($0)")) }
         _ = try homes[0].initialise(handle: handle, name: name.capitalized, deviceName: "\(name)-0")
@@ -31,14 +30,14 @@ struct TestPerson {
 }
 
 /// Ann owns "Baking Recipes"; Bo (one device) and Cy (two devices) take part with write permission.
-final class Scenario {
-    let temp: TemporaryDirectory
-    let ann: TestPerson
-    let bo: TestPerson
-    let cy: TestPerson
-    let owner: Workspace
+public final class Scenario {
+    public let temp: TemporaryDirectory
+    public let ann: TestPerson
+    public let bo: TestPerson
+    public let cy: TestPerson
+    public let owner: Workspace
 
-    init(options: ShareOptions = .defaults(), addEveryone: Bool = true) throws {
+    public init(options: ShareOptions = .defaults(), addEveryone: Bool = true) throws {
         temp = try TemporaryDirectory()
         ann = try .make("ann", in: temp)
         bo = try .make("bo", in: temp)
@@ -53,10 +52,10 @@ final class Scenario {
         }
     }
 
-    var identifier: String { (try? owner.state().collaboration.identifier) ?? "" }
+    public var identifier: String { (try? owner.state().collaboration.identifier) ?? "" }
 
     /// A clone of the owner's workspace (stock `git clone`) used by `home`.
-    func clone(_ name: String, for home: IdentityHome, from source: Workspace? = nil) throws -> Workspace {
+    public func clone(_ name: String, for home: IdentityHome, from source: Workspace? = nil) throws -> Workspace {
         let target = temp.path(name)
         let result = try run("git", ["clone", "-q", (source ?? owner).directory.path, target.path], in: temp.url)
         #expect(result.status == 0, "\(result.stderr)")
@@ -64,12 +63,12 @@ final class Scenario {
     }
 
     /// Fast-forwards `workspace` to `source`'s main branch with stock `git pull`.
-    func pull(into workspace: Workspace, from source: Workspace) throws {
+    public func pull(into workspace: Workspace, from source: Workspace) throws {
         let result = try run("git", ["pull", "-q", "--ff-only", source.directory.path, "main"], in: workspace.directory)
         #expect(result.status == 0, "\(result.stderr)")
     }
 
-    func write(_ text: String, to path: String, in workspace: Workspace) throws {
+    public func write(_ text: String, to path: String, in workspace: Workspace) throws {
         let url = workspace.directory.appendingPathComponent(path)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(text.utf8).write(to: url)
@@ -80,7 +79,7 @@ final class Scenario {
 /// trailer of `trailer` (default: the signer), moving the branch without any check: how an attacker
 /// (or a buggy client) makes history that `cohort verify` must refuse.
 @discardableResult
-func forge(_ workspace: Workspace, signer: CollaborationSigner, files: [String: Data] = [:], removing: Set<String> = [],
+public func forge(_ workspace: Workspace, signer: CollaborationSigner, files: [String: Data] = [:], removing: Set<String> = [],
            trailer: CollaborationSigner? = nil, parents: [ObjectID]? = nil, message: String = "forged") throws -> ObjectID {
     let repository = workspace.repository
     let (branch, head) = try workspace.head()
@@ -98,7 +97,7 @@ func forge(_ workspace: Workspace, signer: CollaborationSigner, files: [String: 
 }
 
 /// Asserts that verifying `workspace`'s history stops at `commit` (if given) with `code`.
-func expectViolation(_ code: CohortError.Code, in workspace: Workspace, at commit: ObjectID? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+public func expectViolation(_ code: CohortError.Code, in workspace: Workspace, at commit: ObjectID? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
     do {
         let report = try workspace.repository.verifyHistory(to: workspace.head().commit)
         Issue.record("expected \(code), history verified (\(report.commits) commits)", sourceLocation: sourceLocation)
@@ -111,11 +110,11 @@ func expectViolation(_ code: CohortError.Code, in workspace: Workspace, at commi
 }
 
 /// The signer of `home` in `workspace`'s collaboration.
-func signer(_ home: IdentityHome, in workspace: Workspace) throws -> CollaborationSigner {
+public func signer(_ home: IdentityHome, in workspace: Workspace) throws -> CollaborationSigner {
     try CollaborationSigner(home: home, context: workspace.state().context)
 }
 
 /// A sealed envelope's file bytes.
-func sealed<P: SignedPayload>(_ value: P, by signer: CollaborationSigner) throws -> Data {
+public func sealed<P: SignedPayload>(_ value: P, by signer: CollaborationSigner) throws -> Data {
     try Envelope.seal(value, by: signer).fileData()
 }

@@ -1,0 +1,83 @@
+import CohortGit
+import CohortHooks
+import CohortTestSupport
+import CohortIdentity
+import CohortWorkspace
+import Foundation
+import Testing
+
+/// How a test reaches the bare repository: both run git's receive-pack and the hook.
+enum Transport: String, CaseIterable, Sendable, CustomStringConvertible {
+    case local
+    case file
+
+    var description: String { rawValue }
+}
+
+/// A bare repository with Cohort's hook, and the scenario's collaboration pushed into it.
+final class HookServer {
+    let scenario: Scenario
+    let bare: URL
+    let transport: Transport
+
+    init(transport: Transport, scenario: Scenario? = nil, pushOwner: Bool = true) throws {
+        self.scenario = try scenario ?? Scenario()
+        self.transport = transport
+        bare = self.scenario.temp.path("server.git")
+        #expect(try run("git", ["init", "-q", "--bare", bare.path], in: self.scenario.temp.url).status == 0)
+        _ = try HookInstaller.install(into: bare, binary: cohortBinary, chain: false)
+        if pushOwner {
+            let pushed = try push(self.scenario.owner)
+            #expect(pushed.status == 0, "\(pushed.stderr)")
+        }
+    }
+
+    /// The URL git pushes to.
+    var remote: String {
+        transport == .local ? bare.path : "file://" + bare.path
+    }
+
+    /// `git push` from `workspace` (stock git, so the real receive-pack runs the hook).
+    @discardableResult
+    func push(_ workspace: Workspace, refspec: String = "main", force: Bool = false) throws -> ProcessResult {
+        try run("git", ["push", "--porcelain"] + (force ? ["--force"] : []) + [remote, refspec], in: workspace.directory)
+    }
+
+    /// Where the server's ref points, or nil.
+    func tip(_ ref: String = "refs/heads/main") throws -> String? {
+        let result = try run("git", ["--git-dir", bare.path, "rev-parse", "--verify", "-q", ref], in: scenario.temp.url)
+        return result.status == 0 ? result.stdout.trimmingCharacters(in: .newlines) : nil
+    }
+
+    /// A clone of the server for `home`.
+    func clone(_ name: String, for home: IdentityHomeProvider) throws -> Workspace {
+        let target = scenario.temp.path(name)
+        #expect(try run("git", ["clone", "-q", remote, target.path], in: scenario.temp.url).status == 0)
+        return try Workspace(containing: target, home: home.home)
+    }
+
+    /// Pushes and asserts the refusal: the code in a `cohort: rejected` line for `commit`, and the
+    /// server's ref where it was.
+    func expectRefused(_ workspace: Workspace, _ code: String, at commit: ObjectID? = nil, refspec: String = "main", force: Bool = false,
+                       ref: String = "refs/heads/main", sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let before = try tip(ref)
+        let result = try push(workspace, refspec: refspec, force: force)
+        #expect(result.status != 0, "push was accepted", sourceLocation: sourceLocation)
+        let line = "cohort: rejected \(commit?.hex ?? "")"
+        #expect(result.stderr.contains(line) && result.stderr.contains(": \(code): "), "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(try tip(ref) == before, "the server's \(ref) moved", sourceLocation: sourceLocation)
+    }
+
+    func expectAccepted(_ workspace: Workspace, refspec: String = "main", sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let result = try push(workspace, refspec: refspec)
+        #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(try tip() == workspace.head().commit.hex, sourceLocation: sourceLocation)
+    }
+}
+
+/// Anything that names an identity home (a person).
+protocol IdentityHomeProvider {
+    var home: IdentityHome { get }
+}
+
+extension TestPerson: IdentityHomeProvider {}
