@@ -5,9 +5,9 @@ import CGit2Shim
 public enum GitRuntime {
     private static let setUp: Int32 = {
         let count = git_libgit2_init()
-        // Cohort opens repositories its own user created (workspaces, bare repositories under a data
-        // directory); git's ownership check still applies to the git CLI that serves them.
-        _ = cohort_git_set_strict_object_creation(1)
+        // Every object a new tree or commit names must exist: a missing one is a bug, never a commit.
+        let strict = cohort_git_set_strict_object_creation(1)
+        precondition(count > 0 && strict == 0, "libgit2 could not be initialised")
         return count
     }()
 

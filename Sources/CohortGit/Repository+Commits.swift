@@ -34,8 +34,17 @@ extension Repository {
         return try body(commit)
     }
 
-    /// Reads commit `id`, with its signature if it has one.
+    /// Largest commit object read, in bytes (a commit is a few hundred bytes plus its message).
+    public static let maxCommitBytes = 1 << 20
+
+    /// Reads commit `id`, with its signature if it has one; refuses commits over `maxCommitBytes`
+    /// before inflating them.
     public func commit(_ id: ObjectID) throws -> Commit {
+        let header = try objectHeader(id)
+        guard header.type == GIT_OBJECT_COMMIT else { throw CohortError(.malformed, "object \(id.hex) is not a commit") }
+        guard header.size <= Self.maxCommitBytes else {
+            throw CohortError(.malformed, "commit \(id.hex) is \(header.size) bytes, more than the \(Self.maxCommitBytes) allowed")
+        }
         let (tree, parents, message) = try withCommit(id) { commit in
             (ObjectID(git_commit_tree_id(commit)),
              (0..<git_commit_parentcount(commit)).map { ObjectID(git_commit_parent_id(commit, $0)) },
@@ -91,7 +100,7 @@ extension Repository {
                                      parents.count, parentsBuffer.baseAddress)
         }
         try check(result, "cannot build the commit")
-        guard let content = buffer.ptr else { throw gitFailure(-1, "empty commit buffer") }
+        guard let content = buffer.ptr else { throw CohortError(.git, "libgit2 built an empty commit") }
         let unsigned = Data(bytes: content, count: buffer.size)
         let armored = try sign(unsigned)
         var oid = git_oid()
@@ -130,5 +139,45 @@ extension Repository {
         let result = git_graph_descendant_of(pointer, &a, &b)
         try check(result, "cannot compare \(ancestor.hex) and \(descendant.hex)")
         return result == 1
+    }
+}
+
+extension Repository {
+    /// The root commit reached by following first parents from `commit`.
+    public func firstParentRoot(of commit: ObjectID) throws -> ObjectID {
+        var walk: OpaquePointer?
+        try check(git_revwalk_new(&walk, pointer), "cannot walk history")
+        defer { git_revwalk_free(walk) }
+        try check(git_revwalk_simplify_first_parent(walk), "cannot walk first parents")
+        var start = commit.raw
+        try check(git_revwalk_push(walk, &start), "cannot walk from \(commit.hex)")
+        var last = commit
+        var oid = git_oid()
+        while true {
+            let result = git_revwalk_next(&oid, walk)
+            if result == GIT_ITEROVER.rawValue { break }
+            try check(result, "cannot walk history")
+            last = ObjectID(oid)
+        }
+        return last
+    }
+
+    /// The commits on the first-parent line from `commit` back to the root, newest first.
+    public func firstParentLine(from commit: ObjectID) throws -> [ObjectID] {
+        var walk: OpaquePointer?
+        try check(git_revwalk_new(&walk, pointer), "cannot walk history")
+        defer { git_revwalk_free(walk) }
+        try check(git_revwalk_simplify_first_parent(walk), "cannot walk first parents")
+        var start = commit.raw
+        try check(git_revwalk_push(walk, &start), "cannot walk from \(commit.hex)")
+        var ids: [ObjectID] = []
+        var oid = git_oid()
+        while true {
+            let result = git_revwalk_next(&oid, walk)
+            if result == GIT_ITEROVER.rawValue { break }
+            try check(result, "cannot walk history")
+            ids.append(ObjectID(oid))
+        }
+        return ids
     }
 }

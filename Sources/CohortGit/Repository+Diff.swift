@@ -14,6 +14,8 @@ public struct Change: Hashable, Sendable {
     public let newPath: String?
     public let oldID: ObjectID?
     public let newID: ObjectID?
+    /// The git file mode after the change (0 when deleted or unknown).
+    public var newMode: UInt32 = 0
 }
 
 extension Repository {
@@ -43,10 +45,8 @@ extension Repository {
             guard let delta = git_diff_get_delta(diff, index)?.pointee else { return nil }
             let oldPath = delta.old_file.path.map { String(cString: $0) }
             let newPath = delta.new_file.path.map { String(cString: $0) }
-            var oldID = delta.old_file.id
-            var newID = delta.new_file.id
-            let before = ObjectID(withUnsafePointer(to: &oldID) { $0 })
-            let after = ObjectID(withUnsafePointer(to: &newID) { $0 })
+            let before = ObjectID(delta.old_file.id)
+            let after = ObjectID(delta.new_file.id)
             switch delta.status {
             case GIT_DELTA_ADDED: return Change(kind: .added, oldPath: nil, newPath: newPath, oldID: nil, newID: after)
             case GIT_DELTA_DELETED: return Change(kind: .deleted, oldPath: oldPath, newPath: nil, oldID: before, newID: nil)
@@ -60,15 +60,29 @@ extension Repository {
 extension Repository {
     /// The blob-level changes from tree `old` (nil: empty) to tree `new`, found by walking both trees
     /// and descending only into subtrees whose ids differ: much cheaper than a git diff when a few
-    /// files change in a large tree. No rename detection; paths are relative to the trees.
-    public func treeChanges(from old: ObjectID?, to new: ObjectID?) throws -> [Change] {
+    /// files change in a large tree. No rename detection; paths are relative to the trees. Refuses
+    /// (`E_MALFORMED`) trees nested deeper than `maxDepth` or more than `maxChanges` changes, before
+    /// reading further.
+    public func treeChanges(from old: ObjectID?, to new: ObjectID?, maxDepth: Int = 64, maxChanges: Int = 1_000_000) throws -> [Change] {
         var changes: [Change] = []
-        try collectChanges(from: old, to: new, prefix: "", into: &changes)
+        var walk = TreeWalk(maxDepth: maxDepth, maxChanges: maxChanges)
+        try collectChanges(from: old, to: new, prefix: "", depth: 1, walk: &walk, into: &changes)
         return changes
     }
 
-    private func collectChanges(from old: ObjectID?, to new: ObjectID?, prefix: String, into changes: inout [Change]) throws {
+    private struct TreeWalk {
+        let maxDepth: Int
+        let maxChanges: Int
+    }
+
+    private func collectChanges(from old: ObjectID?, to new: ObjectID?, prefix: String, depth: Int, walk: inout TreeWalk, into changes: inout [Change]) throws {
         guard old != new else { return }
+        guard depth <= walk.maxDepth else {
+            throw CohortError(.malformed, "folders are nested deeper than \(walk.maxDepth) levels at \(prefix)")
+        }
+        guard changes.count <= walk.maxChanges else {
+            throw CohortError(.malformed, "more than \(walk.maxChanges) files changed")
+        }
         try withOptionalTree(old) { oldTree in
             try withOptionalTree(new) { newTree in
                 // Both trees are sorted by git's entry order: walk them side by side, and make Swift
@@ -89,17 +103,18 @@ extension Repository {
                         let path = prefix + String(cString: git_tree_entry_name(after))
                         if git_tree_entry_type(after) == GIT_OBJECT_TREE {
                             try collectChanges(from: ObjectID(git_tree_entry_id(before)), to: ObjectID(git_tree_entry_id(after)),
-                                               prefix: path + "/", into: &changes)
+                                               prefix: path + "/", depth: depth + 1, walk: &walk, into: &changes)
                         } else {
                             changes.append(Change(kind: .modified, oldPath: path, newPath: path,
-                                                  oldID: ObjectID(git_tree_entry_id(before)), newID: ObjectID(git_tree_entry_id(after))))
+                                                  oldID: ObjectID(git_tree_entry_id(before)), newID: ObjectID(git_tree_entry_id(after)),
+                                                  newMode: git_tree_entry_filemode(after).rawValue))
                         }
                     } else if order < 0, let before {
                         i += 1
-                        try entryChange(before, added: false, prefix: prefix, into: &changes)
+                        try entryChange(before, added: false, prefix: prefix, depth: depth, walk: &walk, into: &changes)
                     } else if let after {
                         j += 1
-                        try entryChange(after, added: true, prefix: prefix, into: &changes)
+                        try entryChange(after, added: true, prefix: prefix, depth: depth, walk: &walk, into: &changes)
                     }
                 }
             }
@@ -107,13 +122,13 @@ extension Repository {
     }
 
     /// A whole entry added or deleted: a blob, or every blob below a tree.
-    private func entryChange(_ entry: OpaquePointer, added: Bool, prefix: String, into changes: inout [Change]) throws {
+    private func entryChange(_ entry: OpaquePointer, added: Bool, prefix: String, depth: Int, walk: inout TreeWalk, into changes: inout [Change]) throws {
         let path = prefix + String(cString: git_tree_entry_name(entry))
         let id = ObjectID(git_tree_entry_id(entry))
         if git_tree_entry_type(entry) == GIT_OBJECT_TREE {
-            try collectChanges(from: added ? nil : id, to: added ? id : nil, prefix: path + "/", into: &changes)
+            try collectChanges(from: added ? nil : id, to: added ? id : nil, prefix: path + "/", depth: depth + 1, walk: &walk, into: &changes)
         } else if added {
-            changes.append(Change(kind: .added, oldPath: nil, newPath: path, oldID: nil, newID: id))
+            changes.append(Change(kind: .added, oldPath: nil, newPath: path, oldID: nil, newID: id, newMode: git_tree_entry_filemode(entry).rawValue))
         } else {
             changes.append(Change(kind: .deleted, oldPath: path, newPath: nil, oldID: id, newID: nil))
         }

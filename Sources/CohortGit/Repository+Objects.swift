@@ -11,6 +11,8 @@ public struct TreeEntry: Hashable, Sendable {
 
     public var isTree: Bool { mode == 0o040000 }
     public var isBlob: Bool { mode == 0o100644 || mode == 0o100755 }
+    /// A plain, non-executable file: the only kind Cohort writes under `.cohort/`.
+    public var isPlainFile: Bool { mode == 0o100644 }
 }
 
 extension Repository {
@@ -23,16 +25,32 @@ extension Repository {
         return ObjectID(oid)
     }
 
-    /// The content of blob `id`, refused if larger than `maxBytes`.
+    /// The size and type of object `id`, read from its header without inflating it.
+    public func objectHeader(_ id: ObjectID) throws -> (size: Int, type: git_object_t) {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, pointer), "cannot open the object database")
+        defer { git_odb_free(odb) }
+        var size = 0
+        var type = GIT_OBJECT_INVALID
+        var oid = id.raw
+        try check(git_odb_read_header(&size, &type, odb, &oid), "cannot read object \(id.hex)")
+        return (size, type)
+    }
+
+    /// The content of blob `id`, refused (before it is inflated) if larger than `maxBytes`.
     public func blob(_ id: ObjectID, maxBytes: Int) throws -> Data {
+        let header = try objectHeader(id)
+        guard header.type == GIT_OBJECT_BLOB else {
+            throw CohortError(.malformed, "object \(id.hex) is not a file")
+        }
+        guard header.size <= maxBytes else {
+            throw CohortError(.malformed, "blob \(id.hex) is \(header.size) bytes, more than the \(maxBytes) allowed")
+        }
         var blob: OpaquePointer?
         var oid = id.raw
         try check(git_blob_lookup(&blob, pointer, &oid), "cannot read blob \(id.hex)")
         defer { git_blob_free(blob) }
         let size = Int(git_blob_rawsize(blob))
-        guard size <= maxBytes else {
-            throw CohortError(.malformed, "blob \(id.hex) is \(size) bytes, more than the \(maxBytes) allowed")
-        }
         guard size > 0, let content = git_blob_rawcontent(blob) else { return Data() }
         return Data(bytes: content, count: size)
     }

@@ -21,7 +21,7 @@ public final class Repository {
         var repository: OpaquePointer?
         try check(git_repository_open_ext(&repository, url.path, UInt32(GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue), nil),
                   "cannot open a git repository at \(url.path)")
-        guard let repository else { throw gitFailure(-1, "cannot open \(url.path)") }
+        guard let repository else { throw CohortError(.git, "cannot open \(url.path): libgit2 returned nothing") }
         self.init(repository)
     }
 
@@ -31,7 +31,7 @@ public final class Repository {
         var repository: OpaquePointer?
         try check(git_repository_open_ext(&repository, url.path, 0, nil),
                   "\(url.path) is not inside a git repository")
-        guard let repository else { throw gitFailure(-1, "cannot open \(url.path)") }
+        guard let repository else { throw CohortError(.git, "cannot open \(url.path): libgit2 returned nothing") }
         self.init(repository)
     }
 
@@ -43,7 +43,7 @@ public final class Repository {
         var repository: OpaquePointer?
         try check(git_repository_open_ext(&repository, nil, UInt32(GIT_REPOSITORY_OPEN_FROM_ENV.rawValue), nil),
                   "cannot open the repository from git's environment")
-        guard let repository else { throw gitFailure(-1, "cannot open the repository from git's environment") }
+        guard let repository else { throw CohortError(.git, "cannot open the repository from git's environment: libgit2 returned nothing") }
         return Repository(repository)
     }
 
@@ -61,7 +61,7 @@ public final class Repository {
             return git_repository_init_ext(&repository, url.path, &options)
         }
         try check(result, "cannot create a git repository at \(url.path)")
-        guard let repository else { throw gitFailure(-1, "cannot create \(url.path)") }
+        guard let repository else { throw CohortError(.git, "cannot create \(url.path): libgit2 returned nothing") }
         return Repository(repository)
     }
 

@@ -50,14 +50,14 @@ public struct CollaborationState: Sendable {
 }
 
 extension Repository {
-    /// Reads and verifies `.cohort/collaboration.json` and `.cohort/members.json` of `tree`: both
-    /// signed by the owner the collaboration file names, or (for members) by a participant rotating.
-    /// Signatures are checked; the rules between versions are the verifier's.
+    /// Reads `.cohort/collaboration.json` and `.cohort/members.json` of `tree` (plain files of bounded
+    /// size), checks each envelope's signature and shapes, and returns them with their blob ids. Who
+    /// signed them, and how versions follow each other, are the verifier's rules.
     func openCohortFiles(tree: ObjectID) throws -> (Opened<CollaborationFile>, ObjectID, Opened<Membership>, ObjectID) {
-        guard let collaborationEntry = try entry(at: CohortLayout.collaboration, inTree: tree), collaborationEntry.isBlob else {
+        guard let collaborationEntry = try entry(at: CohortLayout.collaboration, inTree: tree), collaborationEntry.isPlainFile else {
             throw CohortError(.malformed, "\(CohortLayout.collaboration) is missing", hint: "this is not a Cohort collaboration")
         }
-        guard let membersEntry = try entry(at: CohortLayout.members, inTree: tree), membersEntry.isBlob else {
+        guard let membersEntry = try entry(at: CohortLayout.members, inTree: tree), membersEntry.isPlainFile else {
             throw CohortError(.malformed, "\(CohortLayout.members) is missing")
         }
         let collaboration = try Envelope.open(
@@ -66,5 +66,13 @@ extension Repository {
         let membership = try Envelope.open(blob(membersEntry.id, maxBytes: Membership.maxEnvelopeBytes), as: Membership.self, path: CohortLayout.members)
         try membership.value.validate()
         return (collaboration, collaborationEntry.id, membership, membersEntry.id)
+    }
+}
+
+extension CollaborationState {
+    /// The state of `tree`, its files read and their signatures checked (`openCohortFiles`).
+    init(repository: Repository, tree: ObjectID) throws {
+        let (collaboration, collaborationBlob, membership, membersBlob) = try repository.openCohortFiles(tree: tree)
+        try self.init(collaboration: collaboration, collaborationBlob: collaborationBlob, membership: membership, membersBlob: membersBlob)
     }
 }

@@ -32,6 +32,9 @@ struct StateTransition {
         var notices: [(String, ObjectID)] = []
         for change in changes {
             let path = CohortLayout.folder + "/" + (change.newPath ?? change.oldPath ?? "")
+            if change.kind != .deleted, change.newMode != 0o100644 {
+                throw CohortError(.notPermitted, "\(path) must be a plain file (mode 100644), not mode \(String(change.newMode, radix: 8))")
+            }
             if path == CohortLayout.collaboration || path == CohortLayout.members {
                 guard change.kind == .modified else {
                     throw CohortError(.notPermitted, "\(path) cannot be deleted")
@@ -51,9 +54,10 @@ struct StateTransition {
         for (path, blob) in notices { try checkNotice(at: path, blob: blob) }
     }
 
-    /// The other parents of a merge whose tree holds exactly `blob` at `path`: history already verified.
+    /// A parent whose tree holds exactly `blob` at `path`: history already verified.
     private func inherited(_ path: String, _ blob: ObjectID) throws -> ObjectID? {
-        for parent in commit.parents.dropFirst() {
+        guard commit.parents.count > 1 else { return nil }
+        for parent in commit.parents {
             if try repository.entry(at: path, inTree: repository.tree(ofCommit: parent))?.id == blob { return parent }
         }
         return nil
@@ -61,23 +65,19 @@ struct StateTransition {
 
     private mutating func applyFileChanges() throws {
         let (collaboration, collaborationBlob, membership, membersBlob) = try repository.openCohortFiles(tree: commit.tree)
+        let old = before.collaboration
+        guard collaboration.value.identifier == old.identifier, collaboration.value.salt == old.salt, collaboration.value.owner == old.owner else {
+            throw CohortError(.notPermitted, "the collaboration's identifier, salt and owner never change")
+        }
         if collaborationBlob != before.collaborationBlob, try inherited(CohortLayout.collaboration, collaborationBlob) == nil {
             guard collaboration.signer == before.owner, signer == before.owner else {
                 throw CohortError(.notPermitted, "\(CohortLayout.collaboration) may only be changed by the owner")
             }
-            let old = before.collaboration
-            guard collaboration.value.identifier == old.identifier, collaboration.value.salt == old.salt, collaboration.value.owner == old.owner else {
-                throw CohortError(.notPermitted, "the collaboration's identifier, salt and owner never change")
-            }
         }
+        // `before` is the newest membership among the parents: anything else is either the next
+        // version after it, or an old version coming back.
         if membersBlob != before.membersBlob {
-            if let parent = try inherited(CohortLayout.members, membersBlob) {
-                guard try verifier.state(at: parent).membership.version >= before.membership.version else {
-                    throw CohortError(.notPermitted, "the merge takes an older membership version than its first parent's")
-                }
-            } else {
-                try checkMembershipChange(membership)
-            }
+            try checkMembershipChange(membership)
         }
         after = try CollaborationState(collaboration: collaboration, collaborationBlob: collaborationBlob,
                                        membership: membership, membersBlob: membersBlob)
@@ -106,12 +106,18 @@ struct StateTransition {
         guard opened.signer == signer else {
             throw CohortError(.notPermitted, "a participant's rotation must be committed by that participant")
         }
-        let added = new.participants.filter { entry in !old.participants.contains(entry) }
-        let dropped = old.participants.filter { entry in !new.participants.contains(entry) }
-        guard new.removed == old.removed, dropped == [rotating], added.count == 1, let replacement = added.first,
-              replacement.root != rotating.root || replacement.scheme != rotating.scheme
+        let oldSet = Set(old.participants)
+        let newSet = Set(new.participants)
+        let added = new.participants.filter { !oldSet.contains($0) }
+        let dropped = old.participants.filter { !newSet.contains($0) }
+        guard new.removed == old.removed, new.participants.count == old.participants.count, dropped == [rotating],
+              added.count == 1, let replacement = added.first
         else {
             throw CohortError(.notPermitted, "a participant may only replace their own root, and nothing else")
+        }
+        let replacementRoot = try replacement.rootHash()
+        guard before.directory.status(of: replacementRoot) == nil else {
+            throw CohortError(.notPermitted, "a participant may only rotate to a root that was never in this collaboration")
         }
         var expected = replacement
         expected.root = rotating.root

@@ -14,39 +14,58 @@ public struct VerificationReport: Sendable {
 
 extension Repository {
     /// Re-verifies the history of `tip` by the rules, skipping commits remembered as verified, and
-    /// remembers the newly verified ones. Throws the first `Violation`.
+    /// remembers the newly verified ones (also when a later commit fails). Throws the first `Violation`.
     public func verifyHistory(to tip: ObjectID) throws -> VerificationReport {
         let memory = VerifiedCommits(repository: self)
-        let known = memory.load()
         let verifier = HistoryVerifier(repository: self)
         var checked: [ObjectID] = []
         defer { try? memory.remember(checked) }
-        for id in try commits(from: tip, hiding: Array(known.filter { contains($0) })) {
+        let all = try commits(from: tip)
+        let known = memory.load()
+        for id in all where !known.contains(id) {
             try verifier.verify(id)
             checked.append(id)
         }
-        return VerificationReport(commits: try commits(from: tip).count, checkedNow: checked.count)
+        return VerificationReport(commits: all.count, checkedNow: checked.count)
     }
 
     /// An OpenSSH allowed-signers file for every key that signed a commit of `tip`'s history (each
-    /// verified), so `git verify-commit` and `git log --show-signature` accept Cohort's commits.
-    /// Principals are handles where known, else `root-` and the root's first 16 hex digits.
+    /// commit verified first), so `git verify-commit` and `git log --show-signature` accept Cohort's
+    /// commits. Principals are handles (where they are plain), else `root-` and 16 hex digits of the
+    /// root; keys of removed participants carry `valid-before` their removal.
     public func allowedSigners(for tip: ObjectID) throws -> String {
         let verifier = HistoryVerifier(repository: self)
-        var lines: [String] = []
-        var seen = Set<String>()
+        var handles: [String: String] = [:]
+        var keys: [(key: P256Key, root: RootHash)] = []
+        var seen = Set<P256Key>()
+        var last: CollaborationState?
         for id in try commits(from: tip) {
             let state = try verifier.verify(id)
-            let commit = try commit(id)
-            guard let signature = commit.signature else { continue }
-            let key = try SSHSignature.verify(signature.armored, message: signature.signedData)
-            let root = try verifier.signer(of: commit)
-            let handle = state.membership.participants.first { $0.root == root.hex }?.handle
-                ?? state.membership.removed.first { $0.root == root.hex }?.handle
-            let principal = handle ?? "root-" + root.hex.prefix(16)
-            let line = "\(principal) namespaces=\"git\" \(SSHSignature.publicKeyLine(key))"
-            if seen.insert(line).inserted { lines.append(line) }
+            last = state
+            for participant in state.membership.participants { handles[participant.root] = participant.handle ?? handles[participant.root] }
+            if let signer = verifier.verifiedSigner(of: id), seen.insert(signer.key).inserted {
+                keys.append((signer.key, signer.root))
+            }
         }
-        return lines.map { $0 + "\n" }.joined()
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMddHHmmss'Z'"
+        return keys.map { entry in
+            let root = entry.root.hex
+            let principal = handles[root].flatMap(Self.plainPrincipal) ?? "root-" + root.prefix(16)
+            var options = "namespaces=\"git\""
+            if last?.directory.status(of: entry.root) == .revoked,
+               let removed = last?.membership.removed.first(where: { $0.root == root })?.removedAt {
+                options += ",valid-before=\"\(formatter.string(from: removed))\""
+            }
+            return "\(principal) \(options) \(SSHSignature.publicKeyLine(entry.key))\n"
+        }.joined()
+    }
+
+    /// `handle` if OpenSSH reads it as one literal principal (no pattern characters, commas, quotes or spaces).
+    private static func plainPrincipal(_ handle: String) -> String? {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@._+-")
+        return !handle.isEmpty && handle.allSatisfy(allowed.contains) ? handle : nil
     }
 }

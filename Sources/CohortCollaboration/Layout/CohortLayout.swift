@@ -12,6 +12,21 @@ public enum CohortLayout {
         path == folder || path.hasPrefix(folder + "/")
     }
 
+    /// Whether a top-level `name` would land on `.cohort` on some file system without being it: case
+    /// variants (`.COHORT`), trailing dots or spaces (Windows), characters HFS+ ignores, 8.3 short names.
+    public static func isLookAlike(_ name: String) -> Bool {
+        guard name != folder else { return false }
+        let ignorable: (Unicode.Scalar) -> Bool = {
+            (0x200C...0x200F).contains($0.value) || (0x202A...0x202E).contains($0.value)
+                || (0x206A...0x206F).contains($0.value) || $0.value == 0xFEFF
+        }
+        var folded = String(String.UnicodeScalarView(name.unicodeScalars.filter { !ignorable($0) })).lowercased()
+        while let last = folded.last, last == "." || last == " " { folded.removeLast() }
+        if folded == folder { return true }
+        let short = folded.hasPrefix("cohort~") ? folded.dropFirst(7) : ""
+        return !short.isEmpty && short.allSatisfy(\.isNumber)
+    }
+
     /// Whether `path` is where a notice may be: `.cohort/notices/xx/<32 hex>.json` with `xx` its first two digits.
     public static func isNoticePath(_ path: String) -> Bool {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
