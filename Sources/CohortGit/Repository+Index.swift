@@ -3,22 +3,24 @@ import CohortIdentity
 import Foundation
 
 extension Repository {
-    /// Stages every change in the working directory (new, modified and deleted files), except paths
-    /// for which `skip` returns true and paths `.gitignore` ignores; writes the index and returns its tree.
-    public func stageAll(skipping skip: @escaping (String) -> Bool) throws -> ObjectID {
+    /// Stages every change in the working directory, except what `.gitignore` ignores: new and changed
+    /// files unless `skipNew` says so, changes and deletions of tracked files unless `skipTracked` says
+    /// so. Writes the index and returns its tree.
+    public func stageAll(skippingNew skipNew: @escaping (String) -> Bool, skippingTracked skipTracked: @escaping (String) -> Bool) throws -> ObjectID {
         var index: OpaquePointer?
         try check(git_repository_index(&index, pointer), "cannot open the index")
         defer { git_index_free(index) }
-        let filter = PathFilter(skip)
-        let payload = Unmanaged.passUnretained(filter).toOpaque()
+        let newFilter = PathFilter(skipNew)
+        let trackedFilter = PathFilter(skipTracked)
         let callback: git_index_matched_path_cb = { path, _, payload in
             guard let path, let payload else { return 0 }
             let filter = Unmanaged<PathFilter>.fromOpaque(payload).takeUnretainedValue()
             return filter.skip(String(cString: path)) ? 1 : 0
         }
-        try withExtendedLifetime(filter) {
-            try check(git_index_add_all(index, nil, GIT_INDEX_ADD_DEFAULT.rawValue, callback, payload), "cannot stage changes")
-            try check(git_index_update_all(index, nil, callback, payload), "cannot stage deletions")
+        try withExtendedLifetime((newFilter, trackedFilter)) {
+            try check(git_index_update_all(index, nil, callback, Unmanaged.passUnretained(trackedFilter).toOpaque()), "cannot stage changes")
+            try check(git_index_add_all(index, nil, GIT_INDEX_ADD_DEFAULT.rawValue, callback, Unmanaged.passUnretained(newFilter).toOpaque()),
+                      "cannot stage new files")
         }
         try check(git_index_write(index), "cannot write the index")
         var oid = git_oid()
@@ -26,8 +28,22 @@ extension Repository {
         return ObjectID(oid)
     }
 
-    /// Makes the index match `tree` (after a commit written without the index), so the working
-    /// directory shows no changes for what the commit holds.
+    /// Makes the index entries under `paths` match `commit` (as `git reset COMMIT -- PATHS`), leaving
+    /// the rest of the index as it was.
+    public func resetIndex(_ paths: [String], to commit: ObjectID) throws {
+        var object: OpaquePointer?
+        var oid = commit.raw
+        try check(git_object_lookup(&object, pointer, &oid, GIT_OBJECT_COMMIT), "cannot read commit \(commit.hex)")
+        defer { git_object_free(object) }
+        var cStrings = paths.map { strdup($0) }
+        defer { cStrings.forEach { free($0) } }
+        try cStrings.withUnsafeMutableBufferPointer { buffer in
+            var array = git_strarray(strings: buffer.baseAddress, count: buffer.count)
+            try check(git_reset_default(pointer, object, &array), "cannot update the index for \(paths.joined(separator: ", "))")
+        }
+    }
+
+    /// Makes the whole index match `tree`.
     public func resetIndex(to tree: ObjectID) throws {
         var index: OpaquePointer?
         try check(git_repository_index(&index, pointer), "cannot open the index")

@@ -95,7 +95,8 @@ extension Repository {
     /// Builds a tree from `base` (or empty) with blobs put at slash-separated paths (folders created
     /// as needed) and paths removed (folders left empty disappear). Used to write `.cohort/` files
     /// without touching the working directory.
-    public func tree(from base: ObjectID?, putting files: [String: ObjectID], removing removals: Set<String> = []) throws -> ObjectID {
+    public func tree(from base: ObjectID?, putting files: [String: ObjectID], removing removals: Set<String> = [],
+                     mode: UInt32 = 0o100644) throws -> ObjectID {
         var byFolder: [String: [String: ObjectID]] = [:]
         var removalsByFolder: [String: Set<String>] = [:]
         var direct: [String: ObjectID] = [:]
@@ -128,10 +129,10 @@ extension Repository {
         for name in directRemovals where git_treebuilder_get(builder, name) != nil {
             try check(git_treebuilder_remove(builder, name), "cannot remove \(name) from a tree")
         }
-        for (name, blob) in direct { try insert(name, blob, mode: GIT_FILEMODE_BLOB) }
+        for (name, blob) in direct { try insert(name, blob, mode: git_filemode_t(rawValue: mode)) }
         for folder in Set(byFolder.keys).union(removalsByFolder.keys) {
             let existing = try base.flatMap { try entry(at: folder, inTree: $0) }.flatMap { $0.isTree ? $0.id : nil }
-            let subtree = try tree(from: existing, putting: byFolder[folder] ?? [:], removing: removalsByFolder[folder] ?? [])
+            let subtree = try tree(from: existing, putting: byFolder[folder] ?? [:], removing: removalsByFolder[folder] ?? [], mode: mode)
             if try entries(ofTree: subtree).isEmpty {
                 if git_treebuilder_get(builder, folder) != nil {
                     try check(git_treebuilder_remove(builder, folder), "cannot remove \(folder) from a tree")
@@ -147,6 +148,22 @@ extension Repository {
 }
 
 extension Repository {
+    /// `tree` with its top-level entry `name` set to `entry` (or removed when nil).
+    public func tree(_ tree: ObjectID, replacing name: String, with entry: TreeEntry?) throws -> ObjectID {
+        var builder: OpaquePointer?
+        try withTree(tree) { try check(git_treebuilder_new(&builder, pointer, $0), "cannot start a tree") }
+        defer { git_treebuilder_free(builder) }
+        if let entry {
+            var oid = entry.id.raw
+            try check(git_treebuilder_insert(nil, builder, name, &oid, git_filemode_t(rawValue: entry.mode)), "cannot set \(name)")
+        } else if git_treebuilder_get(builder, name) != nil {
+            try check(git_treebuilder_remove(builder, name), "cannot remove \(name)")
+        }
+        var oid = git_oid()
+        try check(git_treebuilder_write(&oid, builder), "cannot write a tree")
+        return ObjectID(oid)
+    }
+
     /// Whether the object database holds `id`.
     public func contains(_ id: ObjectID) -> Bool {
         var odb: OpaquePointer?

@@ -17,7 +17,8 @@ extension Workspace {
         guard !trimmed.isEmpty, trimmed.utf8.count <= Self.maxCommentBytes else {
             throw CohortError(.malformed, "a comment is 1 to \(Self.maxCommentBytes) bytes of text")
         }
-        let headTree = try repository.tree(ofCommit: head().commit)
+        let head = try head()
+        let headTree = try repository.tree(ofCommit: head.commit)
         guard !CohortLayout.isCohortPath(path), try repository.entry(at: path, inTree: headTree) != nil else {
             throw CohortError(.malformed, "\(path) is not in the collaboration", hint: "comment on a committed file, by its path from the top of the workspace")
         }
@@ -40,7 +41,7 @@ extension Workspace {
         }
         let sealed = try seal(notices, by: signer)
         let tree = try repository.tree(from: headTree, putting: sealed.blobs)
-        let id = try commit(tree: tree, message: "Comment on \(path)", signer: signer, write: sealed.files)
+        let id = try commit(tree: tree, on: head, message: "Comment on \(path)", signer: signer, write: sealed.files)
         return CommitSummary(commit: id, notices: notices)
     }
 

@@ -23,24 +23,28 @@ extension Workspace {
         return (state, signer, me)
     }
 
-    /// Stages every change (skipping editor temp and lock files and `.cohort/`), writes one notice
+    /// Stages every change (new editor temp and lock files and `.cohort/` skipped), writes one notice
     /// per change (created, edited, renamed within a folder, moved to another folder, deleted) and
     /// makes a signed commit. Returns nil when there is nothing to commit.
     public func commitChanges(message: String, now: Date = Date()) throws -> CommitSummary? {
         let (state, signer, _) = try writer()
-        let headTree = try repository.tree(ofCommit: head().commit)
-        let staged = try repository.stageAll { EditorArtifacts.matches($0) || CohortLayout.isCohortPath($0) }
-        let changes = try repository.changes(from: headTree, to: staged).filter {
-            !CohortLayout.isCohortPath($0.newPath ?? $0.oldPath ?? "")
-        }
+        let head = try head()
+        let headTree = try repository.tree(ofCommit: head.commit)
+        let staged = try repository.stageAll(
+            skippingNew: { EditorArtifacts.matches($0) || CohortLayout.isCohortPath($0) },
+            skippingTracked: { CohortLayout.isCohortPath($0) })
+        // `.cohort/` is Cohort's: always HEAD's, whatever the index holds.
+        let content = try repository.tree(staged, replacing: CohortLayout.folder,
+                                          with: repository.entry(at: CohortLayout.folder, inTree: headTree))
+        let changes = try repository.changes(from: headTree, to: content)
         guard !changes.isEmpty else { return nil }
         let notices = changes.map { change in
             Notice(type: Self.noticeType(for: change), collaboration: state.collaboration.identifier, actor: signer.root,
                    data: Self.noticeData(for: change), time: now, signer: signer.signer)
         }
         let sealed = try seal(notices, by: signer)
-        let tree = try repository.tree(from: staged, putting: sealed.blobs)
-        let id = try commit(tree: tree, message: message, signer: signer, write: sealed.files)
+        let tree = try repository.tree(from: content, putting: sealed.blobs)
+        let id = try commit(tree: tree, on: head, message: message, signer: signer, write: sealed.files)
         return CommitSummary(commit: id, notices: notices)
     }
 

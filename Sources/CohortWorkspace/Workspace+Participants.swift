@@ -30,12 +30,13 @@ extension Workspace {
         return (state, signer)
     }
 
-    /// Writes the next membership version and its notices, and commits them.
+    /// Writes the next membership version (signed by `signer`) and its notices, and commits them.
     @discardableResult
     private func commitMembership(
         _ state: CollaborationState, signer: CollaborationSigner, participants: [Participant], removed: [RemovedParticipant],
-        notices: [Notice], message: String
+        notices: [Notice] = [], message: String
     ) throws -> ObjectID {
+        let head = try head()
         let next = Membership(collaboration: state.collaboration.identifier, version: state.membership.version + 1,
                               previous: state.membershipDigest, participants: participants, removed: removed, signer: signer.signer)
         try next.validate()
@@ -45,8 +46,8 @@ extension Workspace {
         blobs[CohortLayout.members] = try repository.writeBlob(membersFile)
         var files = sealed.files
         files[CohortLayout.members] = membersFile
-        let tree = try repository.tree(from: repository.tree(ofCommit: head().commit), putting: blobs)
-        return try commit(tree: tree, message: message, signer: signer, write: files)
+        let tree = try repository.tree(from: repository.tree(ofCommit: head.commit), putting: blobs)
+        return try commit(tree: tree, on: head, message: message, signer: signer, write: files)
     }
 
     /// Adds the people of `cards` (each verified; their roots computed for this collaboration).
@@ -133,18 +134,16 @@ extension Workspace {
         guard oldSigner.root != current.root else {
             throw CohortError(.malformed, "your root is already the one of your current card; nothing to rotate")
         }
+        guard oldSigner.root != state.owner else {
+            throw CohortError(.notPermitted, "the owner's root is fixed for the collaboration's life",
+                              hint: "your devices of that root keep working here; Cohort signs with the card that holds it")
+        }
         var replacement = participant
         replacement.root = current.root.hex
         replacement.scheme = current.root.scheme
-        let participants = state.membership.participants.map { $0 == participant ? replacement : $0 }
-        let next = Membership(collaboration: state.collaboration.identifier, version: state.membership.version + 1,
-                              previous: state.membershipDigest, participants: participants, removed: state.membership.removed,
-                              signer: oldSigner.signer)
-        let membersFile = try Envelope.seal(next, by: oldSigner).fileData()
-        let tree = try repository.tree(from: repository.tree(ofCommit: head().commit),
-                                       putting: [CohortLayout.members: repository.writeBlob(membersFile)])
-        try commit(tree: tree, message: "Rotate \(participant.label) to a new root", signer: oldSigner,
-                   write: [CohortLayout.members: membersFile])
+        try commitMembership(state, signer: oldSigner,
+                             participants: state.membership.participants.map { $0 == participant ? replacement : $0 },
+                             removed: state.membership.removed, message: "Rotate \(participant.label) to a new root")
         return current.root
     }
 }

@@ -59,31 +59,27 @@ extension Workspace {
         do {
             let repository = try Repository.create(at: directory, bare: false)
             let workspace = try Workspace(repository: repository, home: home)
-            let files = [
-                CohortLayout.collaboration: try Envelope.seal(collaboration, by: signer).fileData(),
-                CohortLayout.members: try Envelope.seal(membership, by: signer).fileData(),
-            ]
-            try workspace.writeFiles(files)
-            let staged = try repository.stageAll(skipping: EditorArtifacts.matches)
-            let created = try repository.changes(from: nil, to: staged, detectRenames: false)
-                .compactMap(\.newPath).filter { !CohortLayout.isCohortPath($0) }
+            // The folder's files are the first content; `.cohort/` is built apart, never staged from disk.
+            let staged = try repository.stageAll(
+                skippingNew: { EditorArtifacts.matches($0) || CohortLayout.isCohortPath($0) },
+                skippingTracked: { CohortLayout.isCohortPath($0) })
+            let created = try repository.treeChanges(from: nil, to: staged).compactMap(\.newPath)
             let notices = created.map {
                 Notice(type: .contentCreated, collaboration: identifier, actor: signer.root, data: ["path": $0], time: now, signer: signer.signer)
             }
-            let sealed = try workspace.seal(notices, by: signer)
-            let tree = try repository.tree(from: staged, putting: sealed.blobs)
-            let message = CommitTrailer.append(to: "Start \(request.title)", scheme: signer.root.scheme, proof: signer.proof)
-            let genesis = try repository.createCommit(
-                tree: tree, parents: [], message: message, author: Person(name: card.name, email: card.handle, time: now),
-                sign: { try SSHSignature.sign($0, with: signer.key) })
-            do {
-                try HistoryVerifier(repository: repository).verify(genesis)
-            } catch let violation as Violation {
-                throw violation.error
+            var (blobs, files) = try workspace.seal(notices, by: signer)
+            files[CohortLayout.collaboration] = try Envelope.seal(collaboration, by: signer).fileData()
+            files[CohortLayout.members] = try Envelope.seal(membership, by: signer).fileData()
+            for path in [CohortLayout.collaboration, CohortLayout.members] {
+                blobs[path] = try repository.writeBlob(files[path] ?? Data())
             }
+            let tree = try repository.tree(from: staged, putting: blobs)
+            let genesis = try repository.createVerifiedCommit(
+                tree: tree, parents: [], message: "Start \(request.title)", signer: signer,
+                author: Person(name: card.name, email: card.handle, time: now))
             try repository.updateReference(CohortLayout.defaultBranch, to: genesis, expected: nil, message: "cohort: start")
-            try workspace.writeFiles(sealed.files)
-            try repository.resetIndex(to: tree)
+            try workspace.writeFiles(files)
+            try repository.resetIndex([CohortLayout.folder], to: genesis)
             return (workspace, collaboration)
         } catch {
             if existed {

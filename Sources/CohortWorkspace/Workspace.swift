@@ -40,9 +40,17 @@ public final class Workspace {
         try HistoryVerifier(repository: repository).state(at: head().commit)
     }
 
-    /// This device's signer for the collaboration.
+    /// This device's signer for the collaboration: with the newest of this device's cards whose root
+    /// the collaboration knows (a device added later does not lock its person out; they rotate when
+    /// they want the new device to sign here too), else with the current card.
     public func signer(for state: CollaborationState) throws -> CollaborationSigner {
-        try CollaborationSigner(home: home, context: state.context)
+        let device = try home.loadDevice()
+        let cards = try home.cardHistory()
+        for card in cards {
+            let candidate = try CollaborationSigner(device: device, card: card, context: state.context)
+            if state.directory.status(of: candidate.root) != nil { return candidate }
+        }
+        return try CollaborationSigner(device: device, card: home.requireCard(), context: state.context)
     }
 
     /// This device's participant entry, or `E_UNKNOWN_ROOT` / `E_REVOKED`.
@@ -50,24 +58,20 @@ public final class Workspace {
         try state.requireParticipant(signer.root)
     }
 
-    /// Commits `tree` on HEAD's branch, signed by `signer`, after the verification core has accepted
-    /// it; then makes the index match and writes the files listed in `write` to the working directory.
+    /// Commits `tree` on top of `head` (read once by the caller, so a concurrent change is refused
+    /// rather than built upon), signed by `signer`, after the verification core has accepted it. Then
+    /// writes `files` (under `.cohort/`) to the working directory and makes the index's `.cohort/`
+    /// match the commit, leaving the rest of what the user staged alone.
     @discardableResult
-    public func commit(tree: ObjectID, message: String, signer: CollaborationSigner, write files: [String: Data] = [:]) throws -> ObjectID {
-        let (branch, parent) = try head()
+    public func commit(tree: ObjectID, on head: (branch: String, commit: ObjectID), message: String,
+                       signer: CollaborationSigner, write files: [String: Data] = [:]) throws -> ObjectID {
         let card = try home.requireCard()
-        let full = CommitTrailer.append(to: message, scheme: signer.root.scheme, proof: signer.proof)
-        let id = try repository.createCommit(
-            tree: tree, parents: [parent], message: full, author: Person(name: card.name, email: card.handle),
-            sign: { try SSHSignature.sign($0, with: signer.key) })
-        do {
-            try HistoryVerifier(repository: repository).verify(id)
-        } catch let violation as Violation {
-            throw violation.error
-        }
-        try repository.updateReference(branch, to: id, expected: parent, message: "cohort: \(message.split(separator: "\n").first ?? "")")
+        let id = try repository.createVerifiedCommit(tree: tree, parents: [head.commit], message: message, signer: signer,
+                                                     author: Person(name: card.name, email: card.handle))
+        try repository.updateReference(head.branch, to: id, expected: head.commit,
+                                       message: "cohort: \(message.split(separator: "\n").first ?? "")")
         try writeFiles(files)
-        try repository.resetIndex(to: tree)
+        try repository.resetIndex([CohortLayout.folder], to: id)
         return id
     }
 

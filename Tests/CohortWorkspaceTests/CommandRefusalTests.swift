@@ -91,17 +91,30 @@ import Testing
         let partial = try tablet.importCard(v3).card
         let complete = try scenario.cy.homes[1].importCard(partial).card
         _ = try scenario.cy.home.importCard(complete)
-        let newRoot = try signer(scenario.cy.home, in: cy).root
+        let newRoot = try CollaborationSigner(home: scenario.cy.home, context: cy.state().context).root
         #expect(newRoot != oldRoot)
-        expectCode(.unknownRoot) { try cy.comment(on: "shortbread.md", text: "with my new root") }
+        // Until she rotates, her devices keep signing under the old root (its card is kept), and the
+        // new device is not in it.
+        #expect(try cy.signer(for: cy.state()).root == oldRoot)
+        _ = try cy.comment(on: "shortbread.md", text: "still with my old root")
+        let onTablet = try scenario.clone("cy-tablet", for: tablet, from: cy)
+        expectCode(.unknownRoot) { try onTablet.comment(on: "shortbread.md", text: "from the tablet") }
 
         #expect(try cy.rotate() == newRoot)
         let state = try cy.state()
         #expect(state.participant(newRoot)?.handle == "cy@example.com")
         #expect(state.participant(oldRoot) == nil)
         _ = try cy.comment(on: "shortbread.md", text: "with my new root")
-        #expect(try cy.repository.verifyHistory(to: cy.head().commit).commits == 4)
+        #expect(try cy.signer(for: cy.state()).root == newRoot)
+        #expect(try cy.repository.verifyHistory(to: cy.head().commit).commits == 5)
         expectCode(.malformed) { try cy.rotate() }
+        // The owner's root never changes: after adding a device, the owner keeps the old root here.
+        let annPhone = IdentityHome(directory: scenario.temp.path("homes/ann-1"))
+        let annCard = try scenario.ann.home.addDevice(annPhone.enroll(handle: scenario.ann.handle, deviceName: "ann-1"))
+        _ = try scenario.ann.home.importCard(annPhone.importCard(annCard).card)
+        expectCode(.notPermitted) { try scenario.owner.rotate() }
+        try scenario.pull(into: scenario.owner, from: cy)
+        _ = try scenario.owner.comment(on: "shortbread.md", text: "the owner still signs")
     }
 }
 

@@ -80,12 +80,13 @@ public final class Scenario {
 /// (or a buggy client) makes history that `cohort verify` must refuse.
 @discardableResult
 public func forge(_ workspace: Workspace, signer: CollaborationSigner, files: [String: Data] = [:], removing: Set<String> = [],
-           trailer: CollaborationSigner? = nil, parents: [ObjectID]? = nil, message: String = "forged") throws -> ObjectID {
+           trailer: CollaborationSigner? = nil, parents: [ObjectID]? = nil, tree: ObjectID? = nil, mode: UInt32 = 0o100644,
+           message: String = "forged") throws -> ObjectID {
     let repository = workspace.repository
     let (branch, head) = try workspace.head()
     var blobs: [String: ObjectID] = [:]
     for (path, data) in files { blobs[path] = try repository.writeBlob(data) }
-    let tree = try repository.tree(from: repository.tree(ofCommit: head), putting: blobs, removing: removing)
+    let tree = try repository.tree(from: tree ?? repository.tree(ofCommit: head), putting: blobs, removing: removing, mode: mode)
     let proofSigner = trailer ?? signer
     let id = try repository.createCommit(
         tree: tree, parents: parents ?? [head],
@@ -93,6 +94,18 @@ public func forge(_ workspace: Workspace, signer: CollaborationSigner, files: [S
         author: Person(name: "Forger", email: "forger@example.com"),
         sign: { try SSHSignature.sign($0, with: signer.key) })
     try repository.updateReference(branch, to: id, expected: head, message: "forged")
+    return id
+}
+
+/// Makes a signed commit with exactly `tree` and `parents` (a merge, say) and moves the branch to it.
+@discardableResult
+public func commitTree(_ workspace: Workspace, tree: ObjectID, parents: [ObjectID], signer: CollaborationSigner, message: String = "merge") throws -> ObjectID {
+    let repository = workspace.repository
+    let (branch, head) = try workspace.head()
+    let id = try repository.createCommit(
+        tree: tree, parents: parents, message: CommitTrailer.append(to: message, scheme: signer.root.scheme, proof: signer.proof),
+        author: Person(name: "Merger", email: "merger@example.com"), sign: { try SSHSignature.sign($0, with: signer.key) })
+    try repository.updateReference(branch, to: id, expected: head, message: message)
     return id
 }
 

@@ -20,6 +20,11 @@ public struct CollaborationFile: SignedPayload, Hashable {
     public struct Owner: Codable, Hashable, Sendable {
         public var root: String
         public var scheme: RootScheme
+
+        public init(root: String, scheme: RootScheme) {
+            self.root = root
+            self.scheme = scheme
+        }
     }
 
     /// The device-independent identifier (a UUID, lowercase).

@@ -23,7 +23,7 @@ struct VerifyCommand: CohortCommand {
             if json {
                 Terminal.print("{\"ok\":true,\"commits\":\(report.commits),\"checkedNow\":\(report.checkedNow)}")
             } else {
-                Terminal.print("ok: \(report.commits) commits" + (report.checkedNow < report.commits ? " (\(report.checkedNow) checked now, the rest remembered)" : ""))
+                Terminal.print("ok: \(report.commits) commits")
             }
         } catch let violation as Violation {
             if json {
@@ -31,7 +31,7 @@ struct VerifyCommand: CohortCommand {
                 Terminal.write(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) + Data("\n".utf8))
                 throw ExitCode(1)
             }
-            throw CohortError(violation.error.code, "commit \(violation.commit.hex): \(violation.error.reason)", hint: violation.error.hint)
+            throw violation.asError
         }
     }
 }
@@ -61,7 +61,7 @@ struct ExportAllowedSigners: CohortCommand {
             let text = try workspace.repository.allowedSigners(for: workspace.head().commit)
             try output.emit(Data(text.utf8))
         } catch let violation as Violation {
-            throw CohortError(violation.error.code, "commit \(violation.commit.hex): \(violation.error.reason)", hint: violation.error.hint)
+            throw violation.asError
         }
     }
 }

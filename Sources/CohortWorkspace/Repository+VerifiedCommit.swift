@@ -1,0 +1,30 @@
+import CohortCollaboration
+import CohortGit
+import CohortIdentity
+import CohortVerification
+import Foundation
+
+extension Repository {
+    /// Creates a commit signed by `signer`, with its `Cohort-Proof` trailer, and runs it through the
+    /// verification core (its parents trusted) before returning it. No reference moves: a refused
+    /// commit is only an unreachable object.
+    func createVerifiedCommit(tree: ObjectID, parents: [ObjectID], message: String, signer: CollaborationSigner,
+                              author: Person) throws -> ObjectID {
+        let id = try createCommit(
+            tree: tree, parents: parents, message: CommitTrailer.append(to: message, scheme: signer.root.scheme, proof: signer.proof),
+            author: author, sign: { try SSHSignature.sign($0, with: signer.key) })
+        do {
+            try HistoryVerifier(repository: self).verify(id)
+        } catch let violation as Violation {
+            throw violation.error
+        }
+        return id
+    }
+}
+
+extension Violation {
+    /// The violation as one error: `CODE: commit SHA: reason`.
+    public var asError: CohortError {
+        CohortError(error.code, "commit \(commit.hex): \(error.reason)", hint: error.hint)
+    }
+}
