@@ -7,8 +7,7 @@ extension Repository {
     /// files unless `skipNew` says so, changes and deletions of tracked files unless `skipTracked` says
     /// so. Writes the index and returns its tree.
     public func stageAll(skippingNew skipNew: @escaping (String) -> Bool, skippingTracked skipTracked: @escaping (String) -> Bool) throws -> ObjectID {
-        var index: OpaquePointer?
-        try check(git_repository_index(&index, pointer), "cannot open the index")
+        let index = try freshIndex()
         defer { git_index_free(index) }
         let newFilter = PathFilter(skipNew)
         let trackedFilter = PathFilter(skipTracked)
@@ -31,6 +30,7 @@ extension Repository {
     /// Makes the index entries under `paths` match `commit` (as `git reset COMMIT -- PATHS`), leaving
     /// the rest of the index as it was.
     public func resetIndex(_ paths: [String], to commit: ObjectID) throws {
+        git_index_free(try freshIndex())
         var object: OpaquePointer?
         var oid = commit.raw
         try check(git_object_lookup(&object, pointer, &oid, GIT_OBJECT_COMMIT), "cannot read commit \(commit.hex)")
@@ -45,11 +45,22 @@ extension Repository {
 
     /// Makes the whole index match `tree`.
     public func resetIndex(to tree: ObjectID) throws {
-        var index: OpaquePointer?
-        try check(git_repository_index(&index, pointer), "cannot open the index")
+        let index = try freshIndex()
         defer { git_index_free(index) }
         try withTree(tree) { try check(git_index_read_tree(index, $0), "cannot read tree \(tree.hex) into the index") }
         try check(git_index_write(index), "cannot write the index")
+    }
+}
+
+extension Repository {
+    /// The repository's index, re-read from disk if someone (the git CLI, say) changed it since.
+    func freshIndex() throws -> OpaquePointer? {
+        var index: OpaquePointer?
+        try check(git_repository_index(&index, pointer), "cannot open the index")
+        let result = git_index_read(index, 0)
+        if result < 0 { git_index_free(index) }
+        try check(result, "cannot read the index")
+        return index
     }
 }
 

@@ -159,3 +159,30 @@ import Testing
         return changes.compactMap { change in change.newPath.flatMap { path in change.newID.map { (path, $0) } } }
     }
 }
+
+@Suite struct IndexAndIgnoreTests {
+    /// What the user staged by hand stays staged across Cohort's own commits.
+    @Test func commentKeepsWhatTheUserStaged() throws {
+        let scenario = try Scenario()
+        try scenario.write("draft\n", to: "draft.md", in: scenario.owner)
+        #expect(try run("git", ["add", "draft.md"], in: scenario.owner.directory).status == 0)
+        _ = try scenario.owner.comment(on: "shortbread.md", text: "hi")
+        let staged = try run("git", ["diff", "--cached", "--name-only"], in: scenario.owner.directory)
+        #expect(staged.stdout == "draft.md\n")
+        #expect(try run("git", ["status", "--porcelain", ".cohort"], in: scenario.owner.directory).stdout.isEmpty)
+    }
+
+    /// A `.gitignore` that would hide Cohort's files changes nothing: `.cohort/` is never staged from disk.
+    @Test func startAndCommitDespiteIgnoreRules() throws {
+        let temp = try TemporaryDirectory()
+        let ann = try TestPerson.make("ann", in: temp)
+        let folder = temp.path("notes")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("*.json\n.*\n!.gitignore\n".utf8).write(to: folder.appendingPathComponent(".gitignore"))
+        try Data("hello\n".utf8).write(to: folder.appendingPathComponent("hello.md"))
+        let (workspace, _) = try Workspace.start(StartRequest(directory: folder, title: "Notes"), home: ann.home)
+        try Data("hello again\n".utf8).write(to: folder.appendingPathComponent("hello.md"))
+        _ = try #require(try workspace.commitChanges(message: "again"))
+        #expect(try workspace.repository.verifyHistory(to: workspace.head().commit).commits == 2)
+    }
+}
