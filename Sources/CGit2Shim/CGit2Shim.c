@@ -12,6 +12,10 @@ int cohort_git_set_global_search_path(const char *path) {
     return git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, GIT_CONFIG_LEVEL_GLOBAL, path);
 }
 
+int cohort_git_set_strict_hash_verification(int enabled) {
+    return git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, enabled);
+}
+
 int cohort_git_set_mwindow_mapped_limit(size_t bytes) {
     return git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, bytes);
 }

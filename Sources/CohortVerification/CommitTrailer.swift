@@ -20,9 +20,14 @@ public enum CommitTrailer {
     /// The scheme and proof of the last `Cohort-Proof:` trailer; `E_BAD_PROOF` when there is none or
     /// it does not parse.
     public static func parse(_ message: String) throws -> (RootScheme, InclusionProof) {
-        guard let line = message.split(separator: "\n").last(where: { $0.hasPrefix(prefix) }) else {
+        // Search the bytes from the end: this runs once per commit verified.
+        let bytes = message.utf8
+        guard let start = bytes.lastRange(of: "\n" + prefix)?.lowerBound ?? (message.hasPrefix(prefix) ? bytes.startIndex : nil) else {
             throw CohortError(.badProof, "commit message has no Cohort-Proof trailer", hint: "commit with `cohort commit`, which adds it")
         }
+        let from = bytes[start] == UInt8(ascii: "\n") ? bytes.index(after: start) : start
+        let end = bytes[from...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+        let line = Substring(message.utf8[from..<end])
         guard line.utf8.count <= maxLineBytes else {
             throw CohortError(.badProof, "Cohort-Proof trailer is longer than \(maxLineBytes) bytes")
         }
@@ -38,5 +43,23 @@ public enum CommitTrailer {
             publicKeyIndex: index,
             inclusionHashes: try hashes.map { try Base64Field.decode(String($0), field: "Cohort-Proof hash", maxBytes: 64) }
         ))
+    }
+}
+
+private extension String.UTF8View {
+    /// The last occurrence of `needle`'s bytes.
+    func lastRange(of needle: String) -> Range<String.UTF8View.Index>? {
+        let pattern = Array(needle.utf8)
+        let haystack = Array(self)
+        guard pattern.count <= haystack.count else { return nil }
+        var position = haystack.count - pattern.count
+        while position >= 0 {
+            if haystack[position] == pattern[0], Array(haystack[position..<position + pattern.count]) == pattern {
+                let lower = index(startIndex, offsetBy: position)
+                return lower..<index(lower, offsetBy: pattern.count)
+            }
+            position -= 1
+        }
+        return nil
     }
 }
