@@ -5,11 +5,22 @@ import Foundation
 /// A git repository opened through libgit2. Not thread-safe (libgit2 objects are not): use one
 /// instance from one task at a time.
 public final class Repository {
-    let pointer: OpaquePointer
-
-    private init(_ pointer: OpaquePointer) {
-        self.pointer = pointer
+    /// How a repository was opened, so that another thread can open its own handle the same way.
+    public enum Origin: Sendable {
+        case path(URL)
+        case environment
     }
+
+    let pointer: OpaquePointer
+    /// How this handle was opened.
+    public let origin: Origin
+
+    private init(_ pointer: OpaquePointer, origin: Origin) {
+        self.pointer = pointer
+        self.origin = origin
+    }
+
+
 
     deinit {
         git_repository_free(pointer)
@@ -22,7 +33,7 @@ public final class Repository {
         try check(git_repository_open_ext(&repository, url.path, UInt32(GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue), nil),
                   "cannot open a git repository at \(url.path)")
         guard let repository else { throw CohortError(.git, "cannot open \(url.path): libgit2 returned nothing") }
-        self.init(repository)
+        self.init(repository, origin: .path(url))
     }
 
     /// Opens the repository containing `url`, searching upwards like git does.
@@ -32,7 +43,7 @@ public final class Repository {
         try check(git_repository_open_ext(&repository, url.path, 0, nil),
                   "\(url.path) is not inside a git repository")
         guard let repository else { throw CohortError(.git, "cannot open \(url.path): libgit2 returned nothing") }
-        self.init(repository)
+        self.init(repository, origin: .path(URL(fileURLWithPath: String(cString: git_repository_path(repository)), isDirectory: true)))
     }
 
     /// Opens the repository git's environment describes (`GIT_DIR`, `GIT_OBJECT_DIRECTORY`,
@@ -44,7 +55,7 @@ public final class Repository {
         try check(git_repository_open_ext(&repository, nil, UInt32(GIT_REPOSITORY_OPEN_FROM_ENV.rawValue), nil),
                   "cannot open the repository from git's environment")
         guard let repository else { throw CohortError(.git, "cannot open the repository from git's environment: libgit2 returned nothing") }
-        return Repository(repository)
+        return Repository(repository, origin: .environment)
     }
 
     /// Creates a repository at `url` (bare or with a working directory) whose first branch is `branch`.
@@ -62,7 +73,7 @@ public final class Repository {
         }
         try check(result, "cannot create a git repository at \(url.path)")
         guard let repository else { throw CohortError(.git, "cannot create \(url.path): libgit2 returned nothing") }
-        return Repository(repository)
+        return Repository(repository, origin: .path(url))
     }
 
     /// The working directory, or nil for a bare repository.

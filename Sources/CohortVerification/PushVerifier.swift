@@ -116,6 +116,7 @@ public final class PushVerifier {
                 continue
             }
             budget -= commits.count
+            verifier.prepare(commits)
             for id in commits {
                 if try repository.commit(id).parents.isEmpty {
                     guard !rootAccepted else {

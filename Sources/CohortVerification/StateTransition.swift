@@ -129,7 +129,7 @@ struct StateTransition {
     }
 
     private func checkNotice(at path: String, blob: ObjectID) throws {
-        let opened = try Envelope.open(repository.blob(blob, maxBytes: Notice.maxEnvelopeBytes), as: Notice.self, path: path)
+        let opened = try verifier.openNotice(blob, path: path)
         let notice = opened.value
         try notice.validate()
         guard notice.path == path else {

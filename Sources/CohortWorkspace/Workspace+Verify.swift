@@ -22,6 +22,7 @@ extension Repository {
         defer { try? memory.remember(checked) }
         let all = try commits(from: tip)
         let known = memory.load()
+        verifier.prepare(all.filter { !known.contains($0) })
         for id in all where !known.contains(id) {
             try verifier.verify(id)
             checked.append(id)
@@ -39,7 +40,9 @@ extension Repository {
         var keys: [(key: P256Key, root: RootHash)] = []
         var seen = Set<P256Key>()
         var last: CollaborationState?
-        for id in try commits(from: tip) {
+        let history = try commits(from: tip)
+        verifier.prepare(history)
+        for id in history {
             let state = try verifier.verify(id)
             last = state
             for participant in state.membership.participants { handles[participant.root] = participant.handle ?? handles[participant.root] }

@@ -1,0 +1,122 @@
+import CohortCollaboration
+import CohortGit
+import CohortIdentity
+import Foundation
+import Synchronization
+
+/// Who signed a commit: the root its trailer's proof folds to, and the key that made its signature.
+public struct CommitSigner: Sendable {
+    public let root: RootHash
+    public let key: P256Key
+}
+
+/// What can be checked of a commit without knowing the collaboration's state: its signature and
+/// trailer, the top level of its tree, what it changes under `.cohort/` from its first parent, and the
+/// signatures of the notices it adds. Failures are kept, to be raised where the rules reach them.
+struct PreparedCommit: Sendable {
+    let commit: Commit
+    let signer: Result<CommitSigner, CohortError>
+    let cohortTree: Result<ObjectID, CohortError>
+    let cohortChanges: Result<[Change], CohortError>
+    let notices: [ObjectID: Result<Opened<Notice>, CohortError>]
+}
+
+/// The state-independent half of verification, done ahead for many commits on several threads, each
+/// with its own repository handle; the rules then run in order on one thread.
+enum CommitPreparation {
+    /// Below this many commits, preparing ahead costs more than it saves.
+    static let minimumBatch = 64
+
+    static func prepare(_ ids: [ObjectID], from repository: Repository, threads: Int) -> [ObjectID: PreparedCommit] {
+        let origin = repository.origin
+        let results = Mutex<[ObjectID: PreparedCommit]>([:])
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            guard let handle = try? Repository.reopen(origin) else { return }
+            var local: [ObjectID: PreparedCommit] = [:]
+            for index in stride(from: thread, to: ids.count, by: threads) {
+                if let prepared = try? prepare(ids[index], in: handle) { local[ids[index]] = prepared }
+            }
+            results.withLock { $0.merge(local) { first, _ in first } }
+        }
+        return results.withLock { $0 }
+    }
+
+    static func prepare(_ id: ObjectID, in repository: Repository) throws -> PreparedCommit {
+        let commit = try repository.commit(id)
+        let signer = Result { try Self.signer(of: commit) }.mapCohortError()
+        let cohortTree = Result { try topLevelCohort(of: commit.tree, in: repository) }.mapCohortError()
+        let changes = Result { () throws -> [Change] in
+            let mine = try cohortTree.get()
+            let parent = try commit.parents.first.map { try firstParentCohort($0, in: repository) }
+            return try repository.treeChanges(from: parent, to: mine, maxDepth: 3, maxChanges: HistoryVerifier.maxCohortChanges)
+        }.mapCohortError()
+        var notices: [ObjectID: Result<Opened<Notice>, CohortError>] = [:]
+        for change in (try? changes.get()) ?? [] where change.kind == .added {
+            let path = CohortLayout.folder + "/" + (change.newPath ?? "")
+            guard let blob = change.newID, CohortLayout.isNoticePath(path) else { continue }
+            notices[blob] = Result { try openNotice(blob, path: path, in: repository) }.mapCohortError()
+        }
+        return PreparedCommit(commit: commit, signer: signer, cohortTree: cohortTree, cohortChanges: changes, notices: notices)
+    }
+
+    /// The commit's signature verified over its bytes, and its trailer's proof for the same key folded.
+    static func signer(of commit: Commit) throws -> CommitSigner {
+        guard let signature = commit.signature else {
+            throw CohortError(.badSignature, "commit is not signed", hint: "commit with `cohort commit`, which signs with your device key")
+        }
+        let key = try SSHSignature.verify(signature.armored, message: signature.signedData)
+        let (scheme, proof) = try CommitTrailer.parse(commit.message)
+        guard proof.publicKey == key.x963 else {
+            throw CohortError(.badSignature, "commit is signed by key \(key.fingerprint) but its Cohort-Proof names another key")
+        }
+        return CommitSigner(root: try proof.root(under: scheme), key: key)
+    }
+
+    /// The top level of a commit's tree: a `.cohort` folder, and no name that would land on it on
+    /// another file system or appear twice. Returns the `.cohort` tree.
+    static func topLevelCohort(of tree: ObjectID, in repository: Repository) throws -> ObjectID {
+        var seen = Set<String>()
+        var cohort: TreeEntry?
+        for entry in try repository.entries(ofTree: tree) {
+            guard seen.insert(entry.name).inserted else {
+                throw CohortError(.malformed, "the commit's tree lists '\(entry.name)' twice")
+            }
+            if entry.name == CohortLayout.folder {
+                cohort = entry
+            } else if CohortLayout.isLookAlike(entry.name) {
+                throw CohortError(.notPermitted, "'\(entry.name)' would stand in for \(CohortLayout.folder)/ on some systems", hint: "rename it")
+            }
+        }
+        guard let cohort, cohort.isTree else {
+            throw CohortError(.malformed, "\(CohortLayout.folder)/ is missing from the commit")
+        }
+        return cohort.id
+    }
+
+    static func firstParentCohort(_ parent: ObjectID, in repository: Repository) throws -> ObjectID {
+        guard let entry = try repository.entry(at: CohortLayout.folder, inTree: repository.tree(ofCommit: parent)), entry.isTree else {
+            throw CohortError(.malformed, "\(CohortLayout.folder)/ is missing from \(parent.hex)")
+        }
+        return entry.id
+    }
+
+    static func openNotice(_ blob: ObjectID, path: String, in repository: Repository) throws -> Opened<Notice> {
+        try Envelope.open(repository.blob(blob, maxBytes: Notice.maxEnvelopeBytes), as: Notice.self, path: path)
+    }
+}
+
+extension Repository {
+    static func reopen(_ origin: Origin) throws -> Repository {
+        switch origin {
+        case .path(let url): try Repository(at: url)
+        case .environment: try Repository.openFromEnvironment()
+        }
+    }
+}
+
+extension Result where Failure == any Error {
+    /// Keeps `CohortError`s as they are and wraps anything else as `E_GIT`.
+    func mapCohortError() -> Result<Success, CohortError> {
+        mapError { ($0 as? CohortError) ?? CohortError(.git, "\($0)") }
+    }
+}
