@@ -5,7 +5,7 @@ import Foundation
 
 /// The one verification core: checks commits against the rules of the collaboration repository,
 /// for `cohort verify`, the pre-receive hook, the server and every client. Commits must be verified
-/// parents first (as `verifyHistory` walks them); a parent not verified in this run is trusted and its
+/// parents first (as `Repository.commits(from:)` lists them); a parent not verified in this run is trusted and its
 /// state read from its tree (that is how remembered and already-accepted history is reused).
 public final class HistoryVerifier {
     /// Most parents of one merge.
@@ -64,17 +64,6 @@ public final class HistoryVerifier {
     func openNotice(_ blob: ObjectID, path: String) throws -> Opened<Notice> {
         if let known = openedNotices.removeValue(forKey: blob) { return try known.get() }
         return try CommitPreparation.openNotice(blob, path: path, in: repository)
-    }
-
-    /// Verifies every commit reachable from `tip` that is not in `known` (nor behind one), parents
-    /// first. Returns every commit of the history and those verified now; throws the first `Violation`.
-    @discardableResult
-    public func verifyHistory(to tip: ObjectID, known: Set<ObjectID> = []) throws -> (all: Int, verified: [ObjectID]) {
-        let all = try repository.commits(from: tip)
-        let fresh = all.filter { !known.contains($0) }
-        prepare(fresh)
-        for id in fresh { try verify(id) }
-        return (all.count, fresh)
     }
 
     /// Verifies one commit whose parents are verified or trusted; returns its state.

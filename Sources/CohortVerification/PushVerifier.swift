@@ -80,11 +80,15 @@ public final class PushVerifier {
         let defaultBranch = (try? repository.headBranch()) ?? CohortLayout.defaultBranch
         let tips = try repository.referenceTips()
         let existing = Array(Set(tips.values))
-        let identifier = try (tips[defaultBranch] ?? tips.values.first).map { try HistoryVerifier(repository: repository).state(at: $0).collaboration.identifier }
-        let verifier = HistoryVerifier(repository: repository, expectedIdentifier: identifier)
+        // The repository keeps the collaboration (identifier and genesis) it already holds; an empty
+        // one takes the first genesis pushed into it.
+        let verifier = HistoryVerifier(repository: repository)
+        if let held = tips[defaultBranch] ?? tips.values.first {
+            verifier.expectedIdentifier = try verifier.state(at: held).collaboration.identifier
+            verifier.expectedGenesis = try verifier.genesis(of: held)
+        }
         var verified = Set<ObjectID>()
         var budget = limits.maxCommits
-        var rootAccepted = identifier != nil
         var rejections: [PushRejection] = []
 
         for update in updates {
@@ -118,20 +122,8 @@ public final class PushVerifier {
             budget -= commits.count
             verifier.prepare(commits)
             for id in commits {
-                if try repository.commit(id).parents.isEmpty {
-                    guard !rootAccepted else {
-                        reject(id, .notPermitted, "a new branch must descend from the collaboration's verified history",
-                               hint: "base your work on the repository's \(defaultBranch)")
-                        break
-                    }
-                }
                 do {
-                    let state = try verifier.verify(id)
-                    if verifier.expectedIdentifier == nil {
-                        // The first collaboration pushed into an empty repository is the one it keeps.
-                        verifier.expectedIdentifier = state.collaboration.identifier
-                        rootAccepted = true
-                    }
+                    try verifier.verify(id)
                     verified.insert(id)
                 } catch let violation as Violation {
                     rejections.append(PushRejection(commit: violation.commit, ref: update.name, error: violation.error))
