@@ -75,3 +75,41 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: sandbox.path("x").path))
     }
 }
+
+@Suite struct RotateAndRemoveCommandTests {
+    /// Bo adds a phone, rotates his root in his clone, and the owner later removes him: all through the binary.
+    @Test func rotateThenRemove() throws {
+        let sandbox = try Sandbox()
+        let ann = sandbox.cli("ann")
+        let bo = sandbox.cli("bo")
+        #expect(try ann.run(["id", "init", "--handle", "ann@example.com", "--name", "Ann"]).status == 0)
+        #expect(try bo.run(["id", "init", "--handle", "bo@example.com", "--name", "Bo", "--device", "desk"]).status == 0)
+        #expect(try bo.run(["id", "card", "--output", "bo.json"]).status == 0)
+        #expect(try ann.run(["start", "recipes", "--title", "Recipes"]).status == 0)
+        let annInside = CLI(home: sandbox.path("ann"), directory: sandbox.path("recipes"))
+        #expect(try annInside.run(["participants", "add", "../bo.json"]).status == 0)
+        #expect(try run("git", ["clone", "-q", "recipes", "bo-recipes"], in: sandbox.url).status == 0)
+        let boInside = CLI(home: sandbox.path("bo"), directory: sandbox.path("bo-recipes"))
+
+        let phone = sandbox.cli("bo-phone")
+        #expect(try phone.run(["id", "enroll", "--handle", "bo@example.com", "--device", "phone", "--output", "request.json"]).status == 0)
+        #expect(try bo.run(["id", "add-device", "request.json", "--output", "bo-v2.json"]).status == 0)
+        #expect(try phone.run(["id", "import-card", "bo-v2.json"]).status == 0)
+        #expect(try phone.run(["id", "card", "--output", "bo-complete.json"]).status == 0)
+        #expect(try bo.run(["id", "import-card", "bo-complete.json"]).status == 0)
+
+        let rotated = try boInside.run(["participants", "rotate"])
+        #expect(rotated.status == 0, "\(rotated.stderr)")
+        let newRoot = try #require(rotated.stdout.split(separator: " ").last).trimmingCharacters(in: .newlines)
+        #expect(try boInside.run(["verify"]).stdout == "ok: 3 commits\n")
+        #expect(try run("git", ["pull", "-q", "--ff-only", "../bo-recipes", "main"], in: sandbox.path("recipes")).status == 0)
+        let list = try annInside.run(["participants", "list"])
+        #expect(list.stdout.contains(newRoot), "\(list.stdout)")
+
+        let removed = try annInside.run(["participants", "remove", String(newRoot.prefix(12))])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(removed.stdout.hasPrefix("removed bo@example.com"))
+        expectRefusal(try annInside.run(["participants", "remove", "ann@example.com"]), "E_NOT_PERMITTED")
+        #expect(try annInside.run(["verify"]).stdout == "ok: 4 commits\n")
+    }
+}
