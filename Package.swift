@@ -68,6 +68,25 @@ let package = Package(
             dependencies: ["CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification"]
         ),
 
+        // Notice sinks: the protocol, the multiplexer, the in-memory sink and the durable outbox.
+        .target(
+            name: "CohortNotices",
+            dependencies: [
+                "CohortIdentity", "CohortCollaboration",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The sinks that ship, each its own target under Plugins/.
+        .target(
+            name: "StdoutSink",
+            dependencies: ["CohortCollaboration", "CohortNotices"],
+            path: "Plugins/StdoutSink"
+        ),
+        .target(
+            name: "FileSink",
+            dependencies: ["CohortCollaboration", "CohortNotices"],
+            path: "Plugins/FileSink"
+        ),
         // The pre-receive hook for any git server: installer and runner.
         .target(
             name: "CohortHooks",
@@ -113,6 +132,12 @@ let package = Package(
             dependencies: [
                 "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace",
                 "CohortTestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "CohortNoticesTests",
+            dependencies: [
+                "CohortIdentity", "CohortCollaboration", "CohortNotices", "StdoutSink", "FileSink", "CohortTestSupport",
             ]
         ),
         .testTarget(

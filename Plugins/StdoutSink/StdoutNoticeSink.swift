@@ -1,0 +1,63 @@
+import CohortCollaboration
+import CohortNotices
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes notices to standard output: one readable line each, or JSON Lines with `format = "json"`.
+/// A closed pipe (`cohort notices deliver | head -1`) never kills the process: the notice is given
+/// up on with that reason.
+public struct StdoutNoticeSink: NoticeSink {
+    public enum Format: String, Sendable {
+        case text
+        case json
+    }
+
+    public let name: String
+    public let format: Format
+    private let descriptor: Int32
+
+    public init(name: String = "stdout", format: Format = .text, descriptor: Int32 = STDOUT_FILENO) {
+        self.name = name
+        self.format = format
+        self.descriptor = descriptor
+        // A closed pipe must be an error to handle, not a signal that ends the process.
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    public func deliver(_ notice: Notice) async throws {
+        var line = format == .json ? notice.sinkJSON() : Data(notice.summary.utf8)
+        line.append(UInt8(ascii: "\n"))
+        try LineWriter.write(line, to: descriptor, what: "standard output")
+    }
+}
+
+/// Writes one whole line with as few `write` calls as the kernel allows, retrying on EINTR.
+enum LineWriter {
+    static func write(_ line: Data, to descriptor: Int32, what: String) throws {
+        try line.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            var offset = 0
+            while offset < raw.count {
+                let written = systemWrite(descriptor, base + offset, raw.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else {
+                    if errno == EPIPE || errno == EBADF {
+                        throw SinkFailure.giveUp("\(what) is closed")
+                    }
+                    throw SinkFailure.retryLater("cannot write to \(what): \(String(cString: strerror(errno)))")
+                }
+                offset += written
+            }
+        }
+    }
+}
+
+#if canImport(Glibc)
+private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+private let systemWrite = Darwin.write
+#endif

@@ -1,0 +1,187 @@
+import CohortCollaboration
+import CohortIdentity
+import Crypto
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A durable outbox: a notice counts as accepted once it is in the log on disk (fsynced); each sink
+/// keeps its own place in the log (a cursor file, written atomically), so a crash and restart
+/// delivers every notice at least once, and a slow or failing sink never holds back the others.
+///
+/// Layout of the directory: `log.jsonl` (`{"seq": N, "notice": {…}}` per line), `cursors/<sink>`
+/// (the last sequence number the sink is done with), `failures.jsonl` (notices a sink gave up on).
+public final class NoticeOutbox: Sendable {
+    /// Largest log read, in bytes.
+    public static let maxLogBytes = 512 << 20
+    /// Cursors are written after this many notices, and at the end of every run.
+    static let cursorBatch = 256
+
+    public struct Entry: Codable, Sendable {
+        public let seq: Int
+        public let notice: Notice
+    }
+
+    /// What one sink's run did.
+    public struct Report: Sendable {
+        public let sink: String
+        public let delivered: Int
+        public let gaveUp: Int
+        /// Notices still waiting, and why the run stopped early (nil when nothing is left).
+        public let pending: Int
+        public let stoppedBecause: String?
+    }
+
+    private struct State {
+        var nextSeq: Int
+        var ids: Set<String>
+    }
+
+    public let directory: URL
+    private let state: Mutex<State>
+
+    public init(directory: URL) throws {
+        self.directory = directory
+        try AtomicFile.createDirectory(directory.appendingPathComponent("cursors"), mode: 0o700)
+        let entries = try Self.readLog(directory.appendingPathComponent("log.jsonl"), repair: true)
+        state = Mutex(State(nextSeq: (entries.last?.seq ?? 0) + 1, ids: Set(entries.map(\.notice.id))))
+    }
+
+    var logURL: URL { directory.appendingPathComponent("log.jsonl") }
+
+    /// Appends the notices not accepted before (by id) and fsyncs; returns how many were new.
+    @discardableResult
+    public func accept(_ notices: [Notice]) throws -> Int {
+        try state.withLock { state in
+            var lines = Data()
+            var accepted = 0
+            var ids = state.ids
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            encoder.dateEncodingStrategy = .iso8601
+            for notice in notices where ids.insert(notice.id).inserted {
+                lines.append(try encoder.encode(Entry(seq: state.nextSeq + accepted, notice: notice)))
+                lines.append(UInt8(ascii: "\n"))
+                accepted += 1
+            }
+            guard accepted > 0 else { return 0 }
+            try Self.append(lines, to: logURL)
+            state.nextSeq += accepted
+            state.ids = ids
+            return accepted
+        }
+    }
+
+    /// The notices `sink` has not dealt with yet, in order.
+    public func pending(for sink: String) throws -> [Entry] {
+        let cursor = readCursor(sink)
+        return try Self.readLog(logURL, repair: false).filter { $0.seq > cursor }
+    }
+
+    /// Delivers what each sink has not had yet, every sink on its own task: each one stops at its first
+    /// notice to retry (keeping its place), records and passes the ones it gives up on.
+    public func deliver(to sinks: [any NoticeSink]) async -> [Report] {
+        await withTaskGroup(of: Report.self) { group in
+            for sink in sinks {
+                group.addTask { await self.run(sink) }
+            }
+            var reports: [Report] = []
+            for await report in group { reports.append(report) }
+            return reports.sorted { $0.sink < $1.sink }
+        }
+    }
+
+    private func run(_ sink: any NoticeSink) async -> Report {
+        let entries: [Entry]
+        do {
+            entries = try pending(for: sink.name)
+        } catch {
+            return Report(sink: sink.name, delivered: 0, gaveUp: 0, pending: 0, stoppedBecause: "cannot read the outbox: \(error)")
+        }
+        var delivered = 0
+        var gaveUp = 0
+        var done = readCursor(sink.name)
+        var unsaved = 0
+        defer { if unsaved > 0 { try? writeCursor(sink.name, done) } }
+        for (index, entry) in entries.enumerated() {
+            do {
+                try await sink.deliver(entry.notice)
+                delivered += 1
+            } catch let failure as SinkFailure where failure.kind == .giveUp {
+                recordFailure(sink: sink.name, entry: entry, reason: failure.reason)
+                gaveUp += 1
+            } catch {
+                if unsaved > 0 { try? writeCursor(sink.name, done) }
+                unsaved = 0
+                return Report(sink: sink.name, delivered: delivered, gaveUp: gaveUp, pending: entries.count - index,
+                              stoppedBecause: "\(error)")
+            }
+            done = entry.seq
+            unsaved += 1
+            if unsaved >= Self.cursorBatch {
+                try? writeCursor(sink.name, done)
+                unsaved = 0
+            }
+        }
+        return Report(sink: sink.name, delivered: delivered, gaveUp: gaveUp, pending: 0, stoppedBecause: nil)
+    }
+
+    // Cursors: one small file per sink, named by the sink's name made safe for a file system.
+
+    private func cursorURL(_ sink: String) -> URL {
+        let safe = String(sink.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0) ? Character($0) : "_" }.prefix(64))
+        let digest = Data(SHA256.hash(data: Data(sink.utf8)).prefix(4)).hexString
+        return directory.appendingPathComponent("cursors/\(safe)-\(digest)")
+    }
+
+    func readCursor(_ sink: String) -> Int {
+        guard let data = try? AtomicFile.read(cursorURL(sink), maxBytes: 64, what: "cursor") else { return 0 }
+        return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    private func writeCursor(_ sink: String, _ seq: Int) throws {
+        try AtomicFile.write(Data("\(seq)\n".utf8), to: cursorURL(sink), mode: 0o600, replacing: true)
+    }
+
+    private func recordFailure(sink: String, entry: Entry, reason: String) {
+        let record: [String: Any] = ["sink": sink, "seq": entry.seq, "id": entry.notice.id, "reason": reason,
+                                     "time": ISO8601DateFormatter().string(from: Date())]
+        guard var line = try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys]) else { return }
+        line.append(UInt8(ascii: "\n"))
+        try? Self.append(line, to: directory.appendingPathComponent("failures.jsonl"))
+    }
+
+    // The log.
+
+    static func readLog(_ url: URL, repair: Bool) throws -> [Entry] {
+        guard FileManager.default.fileExists(atPath: url.path) else { return [] }
+        var data = try AtomicFile.read(url, maxBytes: maxLogBytes, what: "notice outbox")
+        let complete = (data.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }) ?? data.startIndex
+        if complete != data.endIndex {
+            // A torn last line (a crash during an append) never counted as accepted.
+            if repair { _ = truncate(url.path, off_t(complete)) }
+            data = data.prefix(upTo: complete)
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return data.split(separator: UInt8(ascii: "\n")).compactMap { try? decoder.decode(Entry.self, from: Data($0)) }
+    }
+
+    static func append(_ data: Data, to url: URL) throws {
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw CohortError(.io, "cannot open \(url.path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var before = stat()
+        _ = fstat(fd, &before)
+        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        guard written == data.count, fsync(fd) == 0 else {
+            let reason = String(cString: strerror(errno))
+            _ = ftruncate(fd, before.st_size)
+            throw CohortError(.io, "cannot append to \(url.path): \(reason)")
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import CohortCollaboration
+import CohortIdentity
+import CohortNotices
+import CohortTestSupport
+import FileSink
+import Foundation
+import StdoutSink
+import Synchronization
+import Testing
+
+/// Notices for the tests: signed by a throwaway key (sinks never look at the signer).
+func sampleNotices(_ count: Int, type: NoticeType = .contentEdited) throws -> [Notice] {
+    let key = DeviceKey()
+    let context = try CollaborationContext(identifier: "collab", salt: Data(count: 16))
+    let tree = try IdentityTree(masterKeys: [key.publicKey], context: context)
+    let diversified = try key.diversified(for: context)
+    let signer = Signer(scheme: .cohortV1, proof: try #require(tree.proof(for: diversified.publicKey)))
+    return (0..<count).map { Notice(type: type, collaboration: "collab", actor: tree.root, data: ["path": "file-\($0).md"], signer: signer) }
+}
+
+/// A sink that fails on demand: retry later, or give up, on chosen paths.
+final class FlakySink: NoticeSink {
+    let name: String
+    private let state: Mutex<(retry: Set<String>, giveUp: Set<String>, delivered: [String])>
+
+    init(name: String, retry: Set<String> = [], giveUp: Set<String> = []) {
+        self.name = name
+        state = Mutex((retry, giveUp, []))
+    }
+
+    func heal() { state.withLock { $0.retry = [] } }
+    var delivered: [String] { state.withLock { $0.delivered } }
+
+    func deliver(_ notice: Notice) async throws {
+        let path = notice.data["path"] ?? ""
+        try state.withLock { state in
+            if state.retry.contains(path) { throw SinkFailure.retryLater("\(path) not now") }
+            if state.giveUp.contains(path) { throw SinkFailure.giveUp("\(path) never") }
+            state.delivered.append(path)
+        }
+    }
+}
+
+@Suite struct OutboxTests {
+    @Test func acceptedNoticesSurviveARestartAndAreDeliveredOnce() async throws {
+        let temp = try TemporaryDirectory()
+        let notices = try sampleNotices(5)
+        let outbox = try NoticeOutbox(directory: temp.path("outbox"))
+        #expect(try outbox.accept(notices) == 5)
+        #expect(try outbox.accept(notices) == 0, "a notice is accepted once")
+
+        // "Crash" before any delivery: a new outbox over the same directory still has them.
+        let restarted = try NoticeOutbox(directory: temp.path("outbox"))
+        let memory = MemoryNoticeSink()
+        let reports = await restarted.deliver(to: [memory])
+        #expect(memory.notices.map(\.id) == notices.map(\.id))
+        #expect(reports.first?.delivered == 5)
+        // Delivered ones are not delivered again.
+        _ = await restarted.deliver(to: [memory])
+        #expect(memory.notices.count == 5)
+        // New ones arrive after the old.
+        let more = try sampleNotices(2)
+        try restarted.accept(more)
+        _ = await restarted.deliver(to: [memory])
+        #expect(memory.notices.map(\.id) == (notices + more).map(\.id))
+    }
+
+    @Test func aFailingSinkNeverHoldsBackTheOthers() async throws {
+        let temp = try TemporaryDirectory()
+        let outbox = try NoticeOutbox(directory: temp.path("outbox"))
+        try outbox.accept(sampleNotices(4))
+        let flaky = FlakySink(name: "flaky", retry: ["file-1.md"], giveUp: ["file-2.md"])
+        let memory = MemoryNoticeSink()
+        let reports = await outbox.deliver(to: [flaky, memory])
+        #expect(memory.notices.count == 4)
+        let flakyReport = try #require(reports.first { $0.sink == "flaky" })
+        #expect(flakyReport.delivered == 1 && flakyReport.pending == 3)
+        #expect(flaky.delivered == ["file-0.md"])
+
+        // Later the destination is back: it resumes where it stopped, and gives up on file-2 for good.
+        flaky.heal()
+        let again = await outbox.deliver(to: [flaky, memory])
+        #expect(flaky.delivered == ["file-0.md", "file-1.md", "file-3.md"])
+        #expect(again.first { $0.sink == "flaky" }?.gaveUp == 1)
+        #expect(memory.notices.count == 4)
+        let failures = try String(decoding: Data(contentsOf: temp.path("outbox/failures.jsonl")), as: UTF8.self)
+        #expect(failures.contains("file-2.md never"))
+    }
+
+    @Test func aTornLastLineIsCutOff() async throws {
+        let temp = try TemporaryDirectory()
+        let outbox = try NoticeOutbox(directory: temp.path("outbox"))
+        try outbox.accept(sampleNotices(2))
+        let handle = try FileHandle(forWritingTo: temp.path("outbox/log.jsonl"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("{\"seq\":3,\"notice\":{\"id\"".utf8))
+        try handle.close()
+        let reopened = try NoticeOutbox(directory: temp.path("outbox"))
+        try reopened.accept(sampleNotices(1))
+        let memory = MemoryNoticeSink()
+        _ = await reopened.deliver(to: [memory])
+        #expect(memory.notices.count == 3)
+    }
+
+    @Test func multiplexerReportsFailuresAfterDeliveringToTheRest() async throws {
+        let memory = MemoryNoticeSink()
+        let notice = try #require(try sampleNotices(1).first)
+        let sink = MultiplexNoticeSink([FlakySink(name: "down", giveUp: ["file-0.md"]), memory])
+        await #expect(throws: SinkFailure.self) { try await sink.deliver(notice) }
+        #expect(memory.notices.count == 1)
+    }
+}
+
+@Suite struct ShippedSinkTests {
+    @Test func fileSinkWritesWholeLinesAndFollowsRotation() async throws {
+        let temp = try TemporaryDirectory()
+        let path = temp.path("notices.jsonl")
+        let sink = FileNoticeSink(path: path)
+        let notices = try sampleNotices(3)
+        try await sink.deliver(notices[0])
+        try await sink.deliver(notices[1])
+        // logrotate moves the file away: the next notice starts a new one.
+        try FileManager.default.moveItem(at: path, to: temp.path("notices.jsonl.1"))
+        try await sink.deliver(notices[2])
+        await sink.shutdown()
+        let rotated = try String(decoding: Data(contentsOf: temp.path("notices.jsonl.1")), as: UTF8.self)
+        let current = try String(decoding: Data(contentsOf: path), as: UTF8.self)
+        #expect(rotated.split(separator: "\n").count == 2 && rotated.hasSuffix("\n"))
+        #expect(current.split(separator: "\n").count == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(current.utf8)) as? [String: Any])
+        #expect(Set(object.keys) == ["id", "type", "time", "collaboration", "actor", "data"])
+        #expect(object["id"] as? String == notices[2].id)
+    }
+
+    @Test func stdoutSinkSurvivesAClosedPipe() async throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        let sink = StdoutNoticeSink(format: .json, descriptor: fds[1])
+        let notice = try #require(try sampleNotices(1).first)
+        try await sink.deliver(notice)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = read(fds[0], &buffer, buffer.count)
+        #expect(String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self).hasPrefix("{\"actor\""))
+        close(fds[0])
+        await #expect(throws: SinkFailure.self) { try await sink.deliver(notice) }
+        close(fds[1])
+        let null = open("/dev/null", O_WRONLY)
+        defer { close(null) }
+        let text = StdoutNoticeSink(format: .text, descriptor: null)
+        try await text.deliver(notice)
+        #expect(notice.summary.contains("content.edited file-0.md by "))
+    }
+}
