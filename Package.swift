@@ -87,6 +87,11 @@ let package = Package(
             dependencies: ["CohortCollaboration", "CohortNotices"],
             path: "Plugins/FileSink"
         ),
+        .target(
+            name: "ExecSink",
+            dependencies: ["CohortCollaboration", "CohortNotices"],
+            path: "Plugins/ExecSink"
+        ),
         // The pre-receive hook for any git server: installer and runner.
         .target(
             name: "CohortHooks",
@@ -137,7 +142,7 @@ let package = Package(
         .testTarget(
             name: "CohortNoticesTests",
             dependencies: [
-                "CohortIdentity", "CohortCollaboration", "CohortNotices", "StdoutSink", "FileSink", "CohortTestSupport",
+                "CohortIdentity", "CohortCollaboration", "CohortNotices", "StdoutSink", "FileSink", "ExecSink", "CohortTestSupport",
             ]
         ),
         .testTarget(
