@@ -66,7 +66,7 @@ let package = Package(
         // Workspaces: start, participants, commit, comment, verify, export.
         .target(
             name: "CohortWorkspace",
-            dependencies: ["CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification"]
+            dependencies: ["CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortNotices"]
         ),
 
         // Notice sinks: the protocol, the multiplexer, the in-memory sink and the durable outbox.
@@ -94,6 +94,11 @@ let package = Package(
             dependencies: ["CohortCollaboration", "CohortNotices"],
             path: "Plugins/ExecSink"
         ),
+        // Builds the shipped sinks from configuration.
+        .target(
+            name: "CohortSinks",
+            dependencies: ["CohortIdentity", "CohortNotices", "StdoutSink", "FileSink", "ExecSink"]
+        ),
         // The pre-receive hook for any git server: installer and runner.
         .target(
             name: "CohortHooks",
@@ -109,6 +114,8 @@ let package = Package(
                 "CohortVerification",
                 "CohortWorkspace",
                 "CohortHooks",
+                "CohortNotices",
+                "CohortSinks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

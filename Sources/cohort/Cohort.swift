@@ -1,7 +1,7 @@
 import ArgumentParser
 
 @main
-struct Cohort: ParsableCommand {
+struct Cohort: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cohort",
         abstract: "File-backed collaboration on git, with participants known only by root hashes.",
@@ -12,7 +12,8 @@ struct Cohort: ParsableCommand {
         version: CohortVersion.text,
         subcommands: [
             IdCommand.self, StartCommand.self, ParticipantsCommand.self, CommitCommand.self, CommentCommand.self,
-            VerifyCommand.self, ExportCommand.self, HookCommand.self, ProofCommand.self, VersionCommand.self,
+            VerifyCommand.self, ExportCommand.self, NoticesCommand.self, SinksCommand.self, HookCommand.self,
+            ProofCommand.self, VersionCommand.self,
         ]
     )
 }

@@ -18,6 +18,22 @@ extension CohortCommand {
     }
 }
 
+/// An async command with the same one-line error contract.
+protocol AsyncCohortCommand: AsyncParsableCommand {
+    func execute() async throws
+}
+
+extension AsyncCohortCommand {
+    func run() async throws {
+        do {
+            try await execute()
+        } catch let error as CohortError {
+            Terminal.error(error.description)
+            throw ExitCode(1)
+        }
+    }
+}
+
 /// The only place that writes to the terminal.
 enum Terminal {
     static func print(_ text: String) {

@@ -1,0 +1,91 @@
+import ArgumentParser
+import CohortCollaboration
+import CohortGit
+import CohortIdentity
+import CohortNotices
+import CohortSinks
+import CohortVerification
+import CohortWorkspace
+import Foundation
+
+struct NoticesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "notices",
+        abstract: "Show the collaboration's notices, or deliver new ones to the configured sinks.",
+        subcommands: [NoticesList.self, NoticesDeliver.self],
+        defaultSubcommand: NoticesList.self
+    )
+}
+
+struct NoticesList: AsyncCohortCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "The collaboration's notices, oldest first, from verified history.",
+        discussion: "With --follow, keeps watching the branch and prints notices as commits arrive (stop with Ctrl-C)."
+    )
+
+    @Flag(help: "JSON Lines: {\"actor\", \"collaboration\", \"data\", \"id\", \"time\", \"type\"} per notice.")
+    var json = false
+
+    @Flag(help: "Keep printing new notices as commits arrive.")
+    var follow = false
+
+    @Option(help: ArgumentHelp("Seconds between checks with --follow.", valueName: "S"))
+    var interval: Double = 2
+
+    @OptionGroup var workspace: WorkspaceOptions
+
+    func validate() throws {
+        guard interval > 0, interval <= 3600 else { throw ValidationError("--interval must be more than 0 and at most 3600 seconds") }
+    }
+
+    func execute() async throws {
+        let workspace = try workspace.open()
+        var last: ObjectID?
+        repeat {
+            let head = try workspace.head().commit
+            if head != last {
+                do {
+                    for notice in try workspace.notices(since: last) {
+                        Terminal.write(json ? notice.sinkJSON() + Data("\n".utf8) : Data((notice.summary + "\n").utf8))
+                    }
+                } catch let violation as Violation {
+                    throw violation.asError
+                }
+                last = head
+            }
+            if follow { try await Task.sleep(for: .seconds(interval)) }
+        } while follow
+    }
+}
+
+struct NoticesDeliver: AsyncCohortCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "deliver",
+        abstract: "Deliver the notices that arrived since the last delivery to the configured sinks.",
+        discussion: "Sinks come from $COHORT_HOME/config.toml and .git/cohort/config.toml. Notices wait in .git/cohort/outbox until each sink has them; a mention reaches these sinks only if it mentions you."
+    )
+
+    @OptionGroup var workspace: WorkspaceOptions
+
+    func execute() async throws {
+        let workspace = try workspace.open()
+        let sinks = try SinkConfiguration.load(workspace.configurationFiles).map(SinkFactory.make)
+        guard !sinks.isEmpty else {
+            Terminal.note("no sinks configured: add [[sinks]] to \(workspace.configurationFiles.map(\.path).joined(separator: " or "))")
+            return
+        }
+        let reports: [NoticeOutbox.Report]
+        do {
+            reports = try await workspace.deliverNotices(to: sinks)
+        } catch let violation as Violation {
+            throw violation.asError
+        }
+        for report in reports {
+            var line = "\(report.sink): \(report.delivered) delivered"
+            if report.gaveUp > 0 { line += ", \(report.gaveUp) given up (see .git/cohort/outbox/failures.jsonl)" }
+            if let reason = report.stoppedBecause { line += ", \(report.pending) waiting: \(reason)" }
+            Terminal.note(line)
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import ArgumentParser
+import CohortCollaboration
+import CohortIdentity
+import CohortNotices
+import CohortSinks
+import CohortWorkspace
+import Foundation
+
+struct SinksCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sinks",
+        abstract: "List the configured notice sinks, or send them a test notice.",
+        subcommands: [SinksList.self, SinksTest.self]
+    )
+}
+
+/// The configuration files in effect: the user's, and the workspace's when run inside one.
+private func configurationFiles(_ options: WorkspaceOptions) -> [URL] {
+    if let workspace = try? options.open() { return workspace.configurationFiles }
+    return [options.home.home.directory.appendingPathComponent("config.toml")]
+}
+
+struct SinksList: CohortCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "The sinks in effect here, where each is configured."
+    )
+
+    @OptionGroup var workspace: WorkspaceOptions
+
+    func execute() throws {
+        let files = configurationFiles(workspace)
+        let specs = try SinkConfiguration.load(files)
+        if specs.isEmpty {
+            Terminal.print("no sinks configured (looked in \(files.map(\.path).joined(separator: ", ")))")
+        }
+        for spec in specs {
+            Terminal.print("\(spec.name)  \(spec.kind.rawValue)  \(spec.location)")
+        }
+    }
+}
+
+struct SinksTest: AsyncCohortCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "test",
+        abstract: "Send a test notice to every configured sink, or to the one named.",
+        discussion: "The test notice is not part of any collaboration: type content.edited, collaboration \"cohort-sinks-test\", data {\"path\": \"cohort-sinks-test\", \"test\": \"true\"}, signed by this device."
+    )
+
+    @Argument(help: ArgumentHelp("The sink's name (see `cohort sinks list`).", valueName: "NAME"))
+    var name: String?
+
+    @OptionGroup var workspace: WorkspaceOptions
+
+    func execute() async throws {
+        let specs = try SinkConfiguration.load(configurationFiles(workspace)).filter { name == nil || $0.name == name }
+        guard !specs.isEmpty else {
+            throw CohortError(.malformed, name.map { "no sink is named '\($0)'" } ?? "no sinks configured", hint: "see `cohort sinks list`")
+        }
+        let home = workspace.home.home
+        let context = try CollaborationContext(identifier: "cohort-sinks-test", salt: Data(count: 16))
+        let signer = try CollaborationSigner(home: home, context: context)
+        let notice = Notice(type: .contentEdited, collaboration: context.identifier, actor: signer.root,
+                            data: ["path": "cohort-sinks-test", "test": "true"], signer: signer.signer)
+        var failed = false
+        for spec in specs {
+            let sink = try SinkFactory.make(spec)
+            do {
+                try await sink.deliver(notice)
+                Terminal.note("\(spec.name): delivered")
+            } catch {
+                failed = true
+                Terminal.note("\(spec.name): failed: \(error)")
+            }
+            await sink.shutdown()
+        }
+        if failed { throw ExitCode(1) }
+    }
+}
