@@ -113,3 +113,47 @@ import Testing
         #expect(try annInside.run(["verify"]).stdout == "ok: 4 commits\n")
     }
 }
+
+@Suite struct NoticeCommandTests {
+    @Test func noticesAndSinksThroughTheBinary() throws {
+        let sandbox = try Sandbox()
+        let ann = sandbox.cli("ann")
+        #expect(try ann.run(["id", "init", "--handle", "ann@example.com", "--name", "Ann"]).status == 0)
+        try FileManager.default.createDirectory(at: sandbox.path("recipes"), withIntermediateDirectories: true)
+        try sandbox.write("recipes/bread.md", "flour\n")
+        #expect(try ann.run(["start", "recipes", "--title", "Recipes"]).status == 0)
+        let inside = CLI(home: sandbox.path("ann"), directory: sandbox.path("recipes"))
+
+        let listed = try inside.run(["notices"])
+        #expect(listed.status == 0 && listed.stdout.contains("content.created bread.md"), "\(listed.stdout)\(listed.stderr)")
+        let json = try inside.run(["notices", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.split(separator: "\n")[0].utf8)) as? [String: Any])
+        #expect(object["type"] as? String == "content.created")
+
+        // A workspace configuration with a file sink and an exec sink written in Python.
+        try sandbox.write("sink.py", "import sys\nopen(sys.argv[1], 'a').write(sys.stdin.read())\n")
+        try sandbox.write("recipes/.git/cohort/config.toml", """
+        [[sinks]]
+        type = "file"
+        path = "../../../notices.jsonl"
+
+        [[sinks]]
+        type = "exec"
+        name = "python"
+        command = ["python3", "../../../sink.py", "../../../exec.jsonl"]
+        """)
+        let sinks = try inside.run(["sinks", "list"])
+        #expect(sinks.stdout.contains("python  exec") && sinks.stdout.contains("  file  "), "\(sinks.stdout)\(sinks.stderr)")
+        let delivered = try inside.run(["notices", "deliver"])
+        #expect(delivered.status == 0, "\(delivered.stderr)")
+        #expect(try sandbox.read("notices.jsonl").split(separator: "\n").count == 1)
+        #expect(try sandbox.read("exec.jsonl").split(separator: "\n").count == 1)
+        #expect(try inside.run(["sinks", "test", "python"]).status == 0)
+        #expect(try sandbox.read("exec.jsonl").contains("cohort-sinks-test"))
+
+        try sandbox.write("recipes/.git/cohort/config.toml", "[[sinks]]\ntype = \"file\"\npath = 3\n")
+        let broken = try inside.run(["notices", "deliver"])
+        expectRefusal(broken, "E_MALFORMED")
+        #expect(broken.stderr.contains("config.toml:3"))
+    }
+}
