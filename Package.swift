@@ -102,7 +102,7 @@ let package = Package(
         // The pre-receive hook for any git server: installer and runner.
         .target(
             name: "CohortHooks",
-            dependencies: ["CohortIdentity", "CohortGit", "CohortVerification"]
+            dependencies: ["CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortNotices", "CohortSinks"]
         ),
 
         .executableTarget(

@@ -2,54 +2,71 @@ import CohortGit
 import CohortIdentity
 import Foundation
 
-/// Installs Cohort's `pre-receive` hook into a repository: a small shell script that calls the
-/// `cohort` binary by absolute path. Idempotent; a foreign hook is never overwritten silently.
+/// Installs Cohort's `pre-receive` (verification) and `post-receive` (notice delivery) hooks into a
+/// repository: small shell scripts that call the `cohort` binary by absolute path. Idempotent; a
+/// foreign hook is never overwritten silently.
 public enum HookInstaller {
     static let marker = "# cohort-hook: managed by `cohort hook install`"
-    public static let chainedName = "pre-receive.chained"
+    /// The hooks Cohort installs.
+    public static let hooks = ["pre-receive", "post-receive"]
 
-    /// What `install` did.
+    /// The name a foreign hook is kept under when chained.
+    public static func chainedName(_ hook: String) -> String { "\(hook).chained" }
+
+    /// What `install` did to one hook.
     public enum Outcome: Equatable, Sendable {
         /// The hook was written for the first time.
         case installed
         /// Cohort's hook was there already; it now calls `binary` (unchanged if it already did).
         case updated
-        /// A foreign hook was kept as `pre-receive.chained` and runs after Cohort's checks.
+        /// A foreign hook was kept as `<hook>.chained` and runs after Cohort's.
         case chained
     }
 
-    /// Installs into the repository at `url` (bare or not), calling `binary`. With `chain`, an existing
-    /// foreign `pre-receive` is kept and run after Cohort's checks; without it, one is refused.
-    /// An empty repository also gets HEAD pointed at `refs/heads/main`, Cohort's default branch.
-    public static func install(into url: URL, binary: URL, chain: Bool) throws -> (Outcome, URL) {
+    /// Installs into the repository at `url` (bare or not), calling `binary`. With `chain`, existing
+    /// foreign hooks are kept and run after Cohort's; without it, any one of them refuses the whole
+    /// install before anything is written. An empty repository also gets HEAD pointed at
+    /// `refs/heads/main`, Cohort's default branch.
+    public static func install(into url: URL, binary: URL, chain: Bool) throws -> [(hook: URL, outcome: Outcome)] {
         let repository = try Repository(at: url)
-        let hooks = try hooksDirectory(of: repository)
-        try AtomicFile.createDirectory(hooks, mode: 0o755)
-        let hook = hooks.appendingPathComponent("pre-receive")
-        let chained = hooks.appendingPathComponent(chainedName)
+        let directory = try hooksDirectory(of: repository)
+        try AtomicFile.createDirectory(directory, mode: 0o755)
         let fileManager = FileManager.default
-        var outcome = Outcome.installed
-        if fileManager.fileExists(atPath: hook.path) {
+        var plan: [(name: String, outcome: Outcome)] = []
+        for name in hooks {
+            let hook = directory.appendingPathComponent(name)
+            guard fileManager.fileExists(atPath: hook.path) else {
+                plan.append((name, .installed))
+                continue
+            }
             let current = (try? String(decoding: AtomicFile.read(hook, maxBytes: 1 << 20, what: "existing hook"), as: UTF8.self)) ?? ""
             if current.contains(marker) {
-                outcome = .updated
-            } else {
-                guard chain else {
-                    throw CohortError(.io, "\(hook.path) already exists and is not Cohort's",
-                                      hint: "pass --chain to keep it and run it after Cohort's checks, or move it away")
-                }
-                guard !fileManager.fileExists(atPath: chained.path) else {
-                    throw CohortError(.io, "\(chained.path) already exists", hint: "merge the two hooks by hand, then install again")
-                }
-                try fileManager.moveItem(at: hook, to: chained)
-                outcome = .chained
+                plan.append((name, .updated))
+                continue
             }
+            guard chain else {
+                throw CohortError(.io, "\(hook.path) already exists and is not Cohort's",
+                                  hint: "pass --chain to keep it and run it after Cohort's, or move it away")
+            }
+            guard !fileManager.fileExists(atPath: directory.appendingPathComponent(chainedName(name)).path) else {
+                throw CohortError(.io, "\(directory.appendingPathComponent(chainedName(name)).path) already exists",
+                                  hint: "merge the hooks by hand, then install again")
+            }
+            plan.append((name, .chained))
         }
-        try AtomicFile.write(Data(script(binary: binary).utf8), to: hook, mode: 0o755, replacing: true)
+        var done: [(hook: URL, outcome: Outcome)] = []
+        for (name, outcome) in plan {
+            let hook = directory.appendingPathComponent(name)
+            if outcome == .chained {
+                try fileManager.moveItem(at: hook, to: directory.appendingPathComponent(chainedName(name)))
+            }
+            try AtomicFile.write(Data(script(name, binary: binary).utf8), to: hook, mode: 0o755, replacing: true)
+            done.append((hook, outcome))
+        }
         if try repository.referenceTips().isEmpty {
             try repository.setHead(to: "refs/heads/main")
         }
-        return (outcome, hook)
+        return done
     }
 
     /// Where git runs this repository's hooks: `core.hooksPath` when set, else `<git dir>/hooks`.
@@ -62,20 +79,23 @@ public enum HookInstaller {
         return repository.gitDirectory.appendingPathComponent("hooks", isDirectory: true)
     }
 
-    /// The hook: Cohort's checks on git's input, then the chained hook (if any) on the same input.
-    static func script(binary: URL) -> String {
+    /// The hook script: Cohort's part on git's input, then the chained hook (if any) on the same
+    /// input. `pre-receive` refuses the push if either refuses; `post-receive` cannot undo a push, so
+    /// its result only reaches the log.
+    static func script(_ name: String, binary: URL) -> String {
         let quoted = "'" + binary.path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        let verifies = name == "pre-receive"
         return """
         #!/bin/sh
         \(marker); changes here are replaced on the next install.
-        # Verifies every push by Cohort's rules, then runs \(chainedName) (if any) with the same input.
-        input=$(mktemp "${TMPDIR:-/tmp}/cohort-pre-receive.XXXXXX") || exit 1
+        # \(verifies ? "Verifies every push by Cohort's rules" : "Delivers the notices of the accepted push to the sinks in <git dir>/cohort/config.toml"), then runs \(chainedName(name)) (if any) with the same input.
+        input=$(mktemp "${TMPDIR:-/tmp}/cohort-\(name).XXXXXX") || exit 1
         trap 'rm -f "$input"' EXIT
         cat > "$input"
-        \(quoted) hook pre-receive < "$input" || exit 1
-        chained="$(dirname "$0")/\(chainedName)"
+        \(quoted) hook \(name) < "$input"\(verifies ? " || exit 1" : "")
+        chained="$(dirname "$0")/\(chainedName(name))"
         if [ -x "$chained" ]; then
-          "$chained" "$@" < "$input" || exit 1
+          "$chained" "$@" < "$input"\(verifies ? " || exit 1" : "")
         fi
         exit 0
 

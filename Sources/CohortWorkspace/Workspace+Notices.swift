@@ -20,21 +20,8 @@ extension Workspace {
     public func notices(since: ObjectID? = nil) throws -> [Notice] {
         let head = try head().commit
         _ = try repository.verifyHistory(to: head)
-        var notices: [Notice] = []
-        var seen = Set<String>()
         let hidden = since.map { [$0] }.flatMap { ids in ids.filter { repository.contains($0) } } ?? []
-        for id in try repository.commits(from: head, hiding: hidden) {
-            let commit = try repository.commit(id)
-            guard let mine = try repository.entry(at: CohortLayout.folder, inTree: commit.tree)?.id else { continue }
-            let parent = try commit.parents.first.flatMap { try repository.entry(at: CohortLayout.folder, inTree: repository.tree(ofCommit: $0))?.id }
-            for change in try repository.treeChanges(from: parent, to: mine, maxDepth: 3) where change.kind == .added {
-                let path = CohortLayout.folder + "/" + (change.newPath ?? "")
-                guard let blob = change.newID, CohortLayout.isNoticePath(path) else { continue }
-                let notice = try Envelope.open(repository.blob(blob, maxBytes: Notice.maxEnvelopeBytes), as: Notice.self, path: path).value
-                if seen.insert(notice.id).inserted { notices.append(notice) }
-            }
-        }
-        return notices
+        return try repository.noticesAdded(by: repository.commits(from: head, hiding: hidden))
     }
 
     /// Takes the notices that arrived since the last delivery into the workspace's outbox (a mention

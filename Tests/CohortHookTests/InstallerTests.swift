@@ -13,15 +13,20 @@ import Testing
         let foreign = "#!/bin/sh\necho foreign hook ran >&2\nexit 0\n"
         try Data(foreign.utf8).write(to: hooks.appendingPathComponent("pre-receive"))
 
+        // Refused as a whole: not even post-receive is written.
         expectCode(.io) { try HookInstaller.install(into: bare, binary: cohortBinary, chain: false) }
         #expect(try String(decoding: Data(contentsOf: hooks.appendingPathComponent("pre-receive")), as: UTF8.self) == foreign)
+        #expect(!FileManager.default.fileExists(atPath: hooks.appendingPathComponent("post-receive").path))
 
-        #expect(try HookInstaller.install(into: bare, binary: cohortBinary, chain: true).0 == .chained)
-        #expect(try String(decoding: Data(contentsOf: hooks.appendingPathComponent(HookInstaller.chainedName)), as: UTF8.self) == foreign)
-        #expect(try HookInstaller.install(into: bare, binary: cohortBinary, chain: false).0 == .updated)
-        #expect(try HookInstaller.install(into: bare, binary: cohortBinary, chain: true).0 == .updated)
-        let mode = try FileManager.default.attributesOfItem(atPath: hooks.appendingPathComponent("pre-receive").path)[.posixPermissions] as? Int
-        #expect(mode == 0o755)
+        let chained = try HookInstaller.install(into: bare, binary: cohortBinary, chain: true)
+        #expect(chained.map(\.outcome) == [.chained, .installed])
+        #expect(try String(decoding: Data(contentsOf: hooks.appendingPathComponent(HookInstaller.chainedName("pre-receive"))), as: UTF8.self) == foreign)
+        #expect(try HookInstaller.install(into: bare, binary: cohortBinary, chain: false).map(\.outcome) == [.updated, .updated])
+        #expect(try HookInstaller.install(into: bare, binary: cohortBinary, chain: true).map(\.outcome) == [.updated, .updated])
+        for name in HookInstaller.hooks {
+            let mode = try FileManager.default.attributesOfItem(atPath: hooks.appendingPathComponent(name).path)[.posixPermissions] as? Int
+            #expect(mode == 0o755)
+        }
         #expect(try String(decoding: Data(contentsOf: bare.appendingPathComponent("HEAD")), as: UTF8.self) == "ref: refs/heads/main\n")
     }
 
@@ -29,7 +34,8 @@ import Testing
     @Test func chainedHookRunsAfterwards() throws {
         let server = try HookServer(transport: .local, pushOwner: false)
         let hooks = server.bare.appendingPathComponent("hooks")
-        try FileManager.default.moveItem(at: hooks.appendingPathComponent("pre-receive"), to: server.scenario.temp.path("ours"))
+        try FileManager.default.removeItem(at: hooks.appendingPathComponent("pre-receive"))
+        try FileManager.default.removeItem(at: hooks.appendingPathComponent("post-receive"))
         try Data("#!/bin/sh\nwhile read old new ref; do echo \"policy saw $ref\" >&2; done\nexit 1\n".utf8).write(to: hooks.appendingPathComponent("pre-receive"))
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hooks.appendingPathComponent("pre-receive").path)
         _ = try HookInstaller.install(into: server.bare, binary: cohortBinary, chain: true)
@@ -42,5 +48,35 @@ import Testing
     @Test func refusesWhatIsNotARepository() throws {
         let temp = try TemporaryDirectory()
         expectCode(.git) { try HookInstaller.install(into: temp.path("nothing"), binary: cohortBinary, chain: false) }
+    }
+}
+
+@Suite struct PostReceiveTests {
+    /// After an accepted push, the server's sinks get the push's notices, mentions included, once.
+    @Test(arguments: Transport.allCases)
+    func acceptedPushDeliversItsNotices(transport: Transport) throws {
+        let server = try HookServer(transport: transport, pushOwner: false)
+        let scenario = server.scenario
+        let jsonl = scenario.temp.path("server-notices.jsonl")
+        try FileManager.default.createDirectory(at: server.bare.appendingPathComponent("cohort"), withIntermediateDirectories: true)
+        try Data("[[sinks]]\ntype = \"file\"\npath = \"\(jsonl.path)\"\n".utf8).write(to: server.bare.appendingPathComponent("cohort/config.toml"))
+        #expect(try server.push(scenario.owner).status == 0)
+        let first = try String(decoding: Data(contentsOf: jsonl), as: UTF8.self).split(separator: "\n")
+        #expect(first.count == 4)  // two files created, Bo and Cy added
+
+        _ = try scenario.owner.comment(on: "shortbread.md", text: "for @cy@example.com")
+        let pushed = try server.push(scenario.owner)
+        #expect(pushed.status == 0)
+        #expect(pushed.stderr.contains("cohort: file:\(jsonl.path): 2 notices delivered"), "\(pushed.stderr)")
+        let all = try String(decoding: Data(contentsOf: jsonl), as: UTF8.self).split(separator: "\n")
+        #expect(all.count == 6)
+        #expect(all.suffix(2).contains { $0.contains("\"type\":\"mention\"") })
+
+        // A refused push delivers nothing.
+        let bo = try server.clone("bo-clone", for: scenario.bo)
+        let eve = try TestPerson.make("eve", in: scenario.temp)
+        _ = try forge(bo, signer: signer(eve.home, in: bo), files: ["eve.md": Data("eve".utf8)])
+        #expect(try server.push(bo).status != 0)
+        #expect(try String(decoding: Data(contentsOf: jsonl), as: UTF8.self).split(separator: "\n").count == 6)
     }
 }

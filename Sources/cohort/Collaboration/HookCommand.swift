@@ -3,19 +3,19 @@ import CohortHooks
 import CohortIdentity
 import Foundation
 
-struct HookCommand: ParsableCommand {
+struct HookCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hook",
         abstract: "The verification hook for any git server.",
-        subcommands: [HookInstall.self, HookPreReceive.self]
+        subcommands: [HookInstall.self, HookPreReceive.self, HookPostReceive.self]
     )
 }
 
 struct HookInstall: CohortCommand {
     static let configuration = CommandConfiguration(
         commandName: "install",
-        abstract: "Install Cohort's pre-receive hook into a repository (usually bare, on the server).",
-        discussion: "The hook calls this cohort binary by absolute path. Installing again updates it. An existing hook that is not Cohort's is refused unless --chain, which keeps it as pre-receive.chained and runs it after Cohort's checks."
+        abstract: "Install Cohort's pre-receive and post-receive hooks into a repository (usually bare, on the server).",
+        discussion: "The hooks call this cohort binary by absolute path. Installing again updates them. An existing hook that is not Cohort's is refused unless --chain, which keeps it as <hook>.chained and runs it after Cohort's."
     )
 
     @Argument(help: ArgumentHelp("The repository.", valueName: "BARE_REPO"))
@@ -26,11 +26,12 @@ struct HookInstall: CohortCommand {
 
     func execute() throws {
         let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let (outcome, hook) = try HookInstaller.install(into: URL(fileURLWithPath: repository), binary: binary, chain: chain)
-        switch outcome {
-        case .installed: Terminal.print("installed \(hook.path) (calls \(binary.path))")
-        case .updated: Terminal.print("updated \(hook.path) (calls \(binary.path))")
-        case .chained: Terminal.print("installed \(hook.path); the existing hook runs after it as \(HookInstaller.chainedName)")
+        for (hook, outcome) in try HookInstaller.install(into: URL(fileURLWithPath: repository), binary: binary, chain: chain) {
+            switch outcome {
+            case .installed: Terminal.print("installed \(hook.path) (calls \(binary.path))")
+            case .updated: Terminal.print("updated \(hook.path) (calls \(binary.path))")
+            case .chained: Terminal.print("installed \(hook.path); the existing hook runs after it as \(HookInstaller.chainedName(hook.lastPathComponent))")
+            }
         }
     }
 }
@@ -50,6 +51,28 @@ struct HookPreReceive: ParsableCommand {
                 Terminal.note("cohort: \(rejection)")
             }
             guard rejections.isEmpty else { throw ExitCode(1) }
+        } catch let error as CohortError {
+            Terminal.note("cohort: error: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+struct HookPostReceive: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "post-receive",
+        abstract: "Run by git's post-receive hook: deliver the notices of the accepted push to the repository's sinks.",
+        discussion: "Sinks are configured in <git dir>/cohort/config.toml. Notices wait in <git dir>/cohort/outbox until each sink has them. Prints one `cohort: SINK: …` line per sink."
+    )
+
+    func run() async throws {
+        do {
+            let input = try Files.readStandardInput(maxBytes: PreReceiveHook.maxInputBytes, what: "post-receive input")
+            for report in try await PostReceiveHook.run(input: input) {
+                var line = "cohort: \(report.sink): \(report.delivered) notices delivered"
+                if let reason = report.stoppedBecause { line += ", \(report.pending) waiting: \(reason)" }
+                Terminal.note(line)
+            }
         } catch let error as CohortError {
             Terminal.note("cohort: error: \(error)")
             throw ExitCode(1)

@@ -1,0 +1,34 @@
+import CohortCollaboration
+import CohortGit
+import CohortIdentity
+import CohortNotices
+import CohortSinks
+import CohortVerification
+import Foundation
+
+/// `cohort hook post-receive`: after a push was accepted, the notices its new commits carry go into
+/// the repository's outbox (`<git dir>/cohort/outbox`) and out to the sinks configured in
+/// `<git dir>/cohort/config.toml`. A server's sinks receive every notice, mentions included (a
+/// mention's `data.mentioned` names its recipient).
+public enum PostReceiveHook {
+    /// Takes the notices of the pushed branches' new commits into the outbox and delivers. Returns
+    /// the sinks' reports (empty when none is configured).
+    public static func run(input: Data) async throws -> [NoticeOutbox.Report] {
+        let updates = try PreReceiveHook.updates(from: input)
+        let repository = try Repository.openFromEnvironment()
+        var commits: [ObjectID] = []
+        for update in updates where update.name.hasPrefix("refs/heads/") && !update.isDeletion {
+            guard let tip = repository.peelToCommit(update.new) else { continue }
+            let old = update.isCreation ? [] : [update.old].filter { repository.contains($0) }
+            commits += try repository.commits(from: tip, hiding: old)
+        }
+        let outbox = try NoticeOutbox(directory: repository.gitDirectory.appendingPathComponent("cohort/outbox"))
+        try outbox.accept(repository.noticesAdded(by: commits))
+        let specs = try SinkConfiguration.load(repository.gitDirectory.appendingPathComponent("cohort/config.toml"))
+        guard !specs.isEmpty else { return [] }
+        let sinks = try specs.map(SinkFactory.make)
+        let reports = await outbox.deliver(to: sinks)
+        for sink in sinks { await sink.shutdown() }
+        return reports
+    }
+}

@@ -1,0 +1,26 @@
+import CohortCollaboration
+import CohortGit
+import CohortIdentity
+
+extension Repository {
+    /// The notices `commits` add under `.cohort/notices/` (compared with each one's first parent), in
+    /// the order given, each once. Their envelopes are opened and checked; that the history obeys the
+    /// rules is the verifier's business, done before.
+    public func noticesAdded(by commits: [ObjectID]) throws -> [Notice] {
+        var notices: [Notice] = []
+        var seen = Set<String>()
+        for id in commits {
+            let commit = try commit(id)
+            guard let mine = try entry(at: CohortLayout.folder, inTree: commit.tree)?.id else { continue }
+            let parent = try commit.parents.first.flatMap { try entry(at: CohortLayout.folder, inTree: tree(ofCommit: $0))?.id }
+            for change in try treeChanges(from: parent, to: mine, maxDepth: 3, maxChanges: HistoryVerifier.maxCohortChanges)
+            where change.kind == .added {
+                let path = CohortLayout.folder + "/" + (change.newPath ?? "")
+                guard let blob = change.newID, CohortLayout.isNoticePath(path) else { continue }
+                let notice = try CommitPreparation.openNotice(blob, path: path, in: self).value
+                if seen.insert(notice.id).inserted { notices.append(notice) }
+            }
+        }
+        return notices
+    }
+}
