@@ -20,6 +20,8 @@ deps:
 	@# The tests check signed files with an implementation written apart, in Python.
 	@python3 -c 'import cryptography' 2>/dev/null || python3 -m pip install --quiet cryptography \
 	  || $(SUDO) apt-get install -y -qq python3-cryptography
+	@# The webhook tests' receiver verifies signatures with the reference Standard Webhooks package.
+	@python3 -c 'import standardwebhooks' 2>/dev/null || python3 -m pip install --quiet standardwebhooks
 
 ## build: debug build of every product
 build: deps

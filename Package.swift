@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // C libraries from the system, and the shim for what Swift cannot call.
@@ -94,10 +95,22 @@ let package = Package(
             dependencies: ["CohortCollaboration", "CohortNotices"],
             path: "Plugins/ExecSink"
         ),
+        .target(
+            name: "WebhookSink",
+            dependencies: [
+                "CohortIdentity", "CohortCollaboration", "CohortNotices",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Plugins/WebhookSink"
+        ),
         // Builds the shipped sinks from configuration.
         .target(
             name: "CohortSinks",
-            dependencies: ["CohortIdentity", "CohortNotices", "StdoutSink", "FileSink", "ExecSink"]
+            dependencies: [
+                "CohortIdentity", "CohortNotices", "StdoutSink", "FileSink", "ExecSink", "WebhookSink",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         // The pre-receive hook for any git server: installer and runner.
         .target(
@@ -151,7 +164,8 @@ let package = Package(
         .testTarget(
             name: "CohortNoticesTests",
             dependencies: [
-                "CohortIdentity", "CohortCollaboration", "CohortNotices", "StdoutSink", "FileSink", "ExecSink", "CohortTestSupport",
+                "CohortIdentity", "CohortCollaboration", "CohortNotices", "StdoutSink", "FileSink", "ExecSink", "WebhookSink",
+                "CohortTestSupport",
             ]
         ),
         .testTarget(

@@ -26,7 +26,8 @@ public enum PostReceiveHook {
         try outbox.accept(repository.noticesAdded(by: commits))
         let specs = try SinkConfiguration.load(repository.gitDirectory.appendingPathComponent("cohort/config.toml"))
         guard !specs.isEmpty else { return [] }
-        let sinks = try specs.map(SinkFactory.make)
+        let state = repository.gitDirectory.appendingPathComponent("cohort/sinks")
+        let sinks = try specs.map { try SinkFactory.make($0, stateDirectory: state) }
         let reports = await outbox.deliver(to: sinks)
         for sink in sinks { await sink.shutdown() }
         return reports

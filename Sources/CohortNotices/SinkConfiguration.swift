@@ -5,20 +5,30 @@ import TOMLKit
 /// One configured sink, as read from a `config.toml`, before it is built.
 public struct SinkSpec: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable {
-        case stdout, file, exec
+        case stdout, file, webhook, exec
     }
 
     public let kind: Kind
     /// Unique among the sinks in effect; the outbox keeps the sink's place under it.
-    public let name: String
+    public var name: String
     /// stdout: `text` or `json`.
     public var format: String?
     /// file: where notices are appended (relative paths are relative to the config file's folder).
     public var path: URL?
     /// exec: the program and its arguments.
     public var command: [String]?
-    /// exec: seconds a delivery may take.
+    /// exec and webhook: seconds a delivery (a request) may take.
     public var timeout: Int?
+    /// webhook: the endpoint (http or https).
+    public var url: String?
+    /// webhook: the signing secrets (`whsec_…`), several while rotating.
+    public var secrets: [String]?
+    /// webhook: seconds before each retry.
+    public var retrySchedule: [Int]?
+    /// webhook: seconds of failing before the endpoint is disabled.
+    public var disableAfter: Int?
+    /// webhook: the longest `Retry-After` honoured, in seconds.
+    public var maxRetryAfter: Int?
     /// exec: where the program runs (default: the config file's folder).
     public var directory: URL?
     /// `file:line` of the sink's `[[sinks]]` header, for messages.
@@ -34,6 +44,7 @@ public enum SinkConfiguration {
         .stdout: ["type", "name", "format"],
         .file: ["type", "name", "path"],
         .exec: ["type", "name", "command", "timeout", "directory"],
+        .webhook: ["type", "name", "url", "secret", "timeout", "retry_schedule", "disable_after", "max_retry_after"],
     ]
 
     /// The sinks of the file at `url`; none when there is no such file.
@@ -89,6 +100,13 @@ public enum SinkConfiguration {
 
     private static func spec(_ entry: TOMLTable, index: Int, file: URL, lines: KeyLines, location: String) throws -> SinkSpec {
         func at(_ key: String) -> String { "\(file.path):\(lines.key(key, in: index))" }
+        func seconds(_ key: String, in range: ClosedRange<Int>) throws -> Int? {
+            guard let value = entry[key] else { return nil }
+            guard let number = value.int, range.contains(number) else {
+                throw CohortError(.malformed, "\(at(key)): \(key) must be a whole number of seconds from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return number
+        }
         func string(_ key: String) throws -> String? {
             guard let value = entry[key] else { return nil }
             guard let text = value.string, !text.isEmpty else {
@@ -97,10 +115,10 @@ public enum SinkConfiguration {
             return text
         }
         guard let typeName = try string("type") else {
-            throw CohortError(.malformed, "\(location): a sink needs type = \"stdout\", \"file\" or \"exec\"")
+            throw CohortError(.malformed, "\(location): a sink needs type = \"stdout\", \"file\", \"webhook\" or \"exec\"")
         }
         guard let kind = SinkSpec.Kind(rawValue: typeName) else {
-            throw CohortError(.malformed, "\(at("type")): unknown sink type '\(typeName)'", hint: "use stdout, file or exec")
+            throw CohortError(.malformed, "\(at("type")): unknown sink type '\(typeName)'", hint: "use stdout, file, webhook or exec")
         }
         let allowed = keys[kind] ?? []
         for key in entry.keys where !allowed.contains(key) {
@@ -134,10 +152,44 @@ public enum SinkConfiguration {
                 spec.timeout = seconds
             }
             spec.directory = try string("directory").map { URL(fileURLWithPath: $0, relativeTo: folder).standardizedFileURL } ?? folder
+        case .webhook:
+            guard let url = try string("url") else {
+                throw CohortError(.malformed, "\(location): a webhook sink needs url = \"https://…\"")
+            }
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil else {
+                throw CohortError(.malformed, "\(at("url")): url must be an http or https URL")
+            }
+            spec.url = url
+            let secrets: [String]
+            if let single = entry["secret"]?.string {
+                secrets = [single]
+            } else if let array = entry["secret"]?.array, array.count > 0, array.allSatisfy({ $0.string != nil }) {
+                secrets = array.compactMap(\.string)
+            } else {
+                throw CohortError(.malformed, "\(entry["secret"] == nil ? location : at("secret")): a webhook sink needs secret = \"whsec_…\" (or a list while rotating)")
+            }
+            for secret in secrets {
+                guard secret.hasPrefix("whsec_"), let bytes = Data(base64Encoded: String(secret.dropFirst(6))), (24...64).contains(bytes.count) else {
+                    throw CohortError(.malformed, "\(at("secret")): a secret is whsec_ followed by base64 of 24 to 64 bytes")
+                }
+            }
+            spec.secrets = secrets
+            spec.timeout = try seconds("timeout", in: 1...300)
+            if let value = entry["retry_schedule"] {
+                guard let array = value.array, array.count <= 32, let schedule = Optional(array.compactMap(\.int)),
+                      schedule.count == array.count, schedule.allSatisfy({ (0...86400).contains($0) })
+                else {
+                    throw CohortError(.malformed, "\(at("retry_schedule")): retry_schedule must be a list of at most 32 waits, in seconds from 0 to 86400")
+                }
+                spec.retrySchedule = schedule
+            }
+            spec.disableAfter = try seconds("disable_after", in: 60...(90 * 86400))
+            spec.maxRetryAfter = try seconds("max_retry_after", in: 1...86400)
         }
         let name = spec.name.isEmpty ? defaultName(spec) : spec.name
-        return SinkSpec(kind: spec.kind, name: name, format: spec.format, path: spec.path, command: spec.command,
-                        timeout: spec.timeout, directory: spec.directory, location: location)
+        var named = spec
+        named.name = name
+        return named
     }
 
     private static func defaultName(_ spec: SinkSpec) -> String {
@@ -145,6 +197,7 @@ public enum SinkConfiguration {
         case .stdout: "stdout"
         case .file: "file:\(spec.path?.path ?? "")"
         case .exec: "exec:\((spec.command ?? []).joined(separator: " "))"
+        case .webhook: "webhook:\(spec.url ?? "")"
         }
     }
 }

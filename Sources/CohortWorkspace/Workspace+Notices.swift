@@ -11,6 +11,9 @@ extension Workspace {
         [home.directory.appendingPathComponent("config.toml"), repository.gitDirectory.appendingPathComponent("cohort/config.toml")]
     }
 
+    /// Where the workspace's sinks keep what they remember between runs (a webhook's retries).
+    public var sinkStateDirectory: URL { repository.gitDirectory.appendingPathComponent("cohort/sinks") }
+
     /// Where the workspace's outbox lives.
     var outboxDirectory: URL { repository.gitDirectory.appendingPathComponent("cohort/outbox") }
     private var seenURL: URL { repository.gitDirectory.appendingPathComponent("cohort/notices-seen") }

@@ -70,7 +70,9 @@ struct NoticesDeliver: AsyncCohortCommand {
 
     func execute() async throws {
         let workspace = try workspace.open()
-        let sinks = try SinkConfiguration.load(workspace.configurationFiles).map(SinkFactory.make)
+        let sinks = try SinkConfiguration.load(workspace.configurationFiles).map {
+            try SinkFactory.make($0, stateDirectory: workspace.sinkStateDirectory)
+        }
         guard !sinks.isEmpty else {
             Terminal.note("no sinks configured: add [[sinks]] to \(workspace.configurationFiles.map(\.path).joined(separator: " or "))")
             return

@@ -14,10 +14,16 @@ struct SinksCommand: AsyncParsableCommand {
     )
 }
 
-/// The configuration files in effect: the user's, and the workspace's when run inside one.
+/// The configuration files in effect (the user's, and the workspace's when run inside one), and where
+/// their sinks keep state.
 private func configurationFiles(_ options: WorkspaceOptions) -> [URL] {
     if let workspace = try? options.open() { return workspace.configurationFiles }
     return [options.home.home.directory.appendingPathComponent("config.toml")]
+}
+
+private func stateDirectory(_ options: WorkspaceOptions) -> URL {
+    if let workspace = try? options.open() { return workspace.sinkStateDirectory }
+    return options.home.home.directory.appendingPathComponent("sinks")
 }
 
 struct SinksList: CohortCommand {
@@ -64,7 +70,7 @@ struct SinksTest: AsyncCohortCommand {
                             data: ["path": "cohort-sinks-test", "test": "true"], signer: signer.signer)
         var failed = false
         for spec in specs {
-            let sink = try SinkFactory.make(spec)
+            let sink = try SinkFactory.make(spec, stateDirectory: stateDirectory(workspace))
             do {
                 try await sink.deliver(notice)
                 Terminal.note("\(spec.name): delivered")
