@@ -104,6 +104,12 @@ let package = Package(
             ],
             path: "Plugins/WebhookSink"
         ),
+        // The example sink of Docs/Plugins.md.
+        .target(
+            name: "DigestSink",
+            dependencies: ["CohortCollaboration", "CohortNotices"],
+            path: "Plugins/Examples/DigestSink"
+        ),
         // Builds the shipped sinks from configuration.
         .target(
             name: "CohortSinks",
@@ -165,7 +171,7 @@ let package = Package(
             name: "CohortNoticesTests",
             dependencies: [
                 "CohortIdentity", "CohortCollaboration", "CohortNotices", "StdoutSink", "FileSink", "ExecSink", "WebhookSink",
-                "CohortTestSupport",
+                "DigestSink", "CohortTestSupport",
             ]
         ),
         .testTarget(

@@ -23,8 +23,17 @@ import Testing
         name = "chat"
         command = ["python3", "my_sink.py"]
         timeout = 10
+
+        [[sinks]]
+        type = "webhook"
+        url = "http://127.0.0.1:9000/hooks"
+        secret = ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD"]
+        retry_schedule = [5, 60]
+        disable_after = 3600
         """, file: file)
-        #expect(specs.map(\.kind) == [.stdout, .file, .exec])
+        #expect(specs.map(\.kind) == [.stdout, .file, .exec, .webhook])
+        #expect(specs[3].url == "http://127.0.0.1:9000/hooks" && specs[3].secrets?.count == 2)
+        #expect(specs[3].retrySchedule == [5, 60] && specs[3].disableAfter == 3600 && specs[3].name == "webhook:http://127.0.0.1:9000/hooks")
         #expect(specs[0].format == "json" && specs[0].name == "stdout")
         #expect(specs[1].path?.path == "/srv/cohort/notices.jsonl")
         #expect(specs[2].name == "chat" && specs[2].command == ["python3", "my_sink.py"] && specs[2].timeout == 10)
@@ -45,6 +54,11 @@ import Testing
         ("sinks = 3\n", ":1: 'sinks' must be written [[sinks]]"),
         ("[server]\nport = 1\n", ":1: unknown key 'server'"),
         ("[[sinks]\ntype = \"stdout\"\n", ":1: "),
+        ("[[sinks]]\ntype = \"webhook\"\nsecret = \"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\"\n", ":1: a webhook sink needs url"),
+        ("[[sinks]]\ntype = \"webhook\"\nurl = \"ftp://x\"\nsecret = \"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\"\n", ":3: url must be"),
+        ("[[sinks]]\ntype = \"webhook\"\nurl = \"http://x\"\nsecret = \"abc\"\n", ":4: a secret is whsec_"),
+        ("[[sinks]]\ntype = \"webhook\"\nurl = \"http://x\"\n", ":1: a webhook sink needs secret"),
+        ("[[sinks]]\ntype = \"webhook\"\nurl = \"http://x\"\nsecret = \"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\"\nretry_schedule = [-1]\n", ":5: retry_schedule must be"),
     ])
     func mistakesAreNamed(text: String, expected: String) {
         do {

@@ -1,0 +1,39 @@
+import CohortCollaboration
+import CohortNotices
+import CohortTestSupport
+import DigestSink
+import ExecSink
+import Foundation
+import Testing
+
+/// The examples Docs/Plugins.md walks through work as described.
+@Suite struct ExampleSinkTests {
+    @Test func swiftExampleThroughTheOutbox() async throws {
+        let temp = try TemporaryDirectory()
+        let outbox = try NoticeOutbox(directory: temp.path("outbox"))
+        try outbox.accept(sampleNotices(3))
+        let digest = DigestNoticeSink(path: temp.path("digest.md"))
+        _ = await outbox.deliver(to: [digest])
+        await digest.shutdown()
+        let text = try String(decoding: Data(contentsOf: temp.path("digest.md")), as: UTF8.self)
+        #expect(text == "# Digest\n\n- content.edited `file-0.md`\n- content.edited `file-1.md`\n- content.edited `file-2.md`\n")
+    }
+
+    @Test func execExampleScript() async throws {
+        let temp = try TemporaryDirectory()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Plugins/Examples/exec-sink.py")
+        let inbox = temp.path("inbox")
+        let sink = ExecNoticeSink(command: ["python3", script.path, inbox.path])
+        let notice = try #require(try sampleNotices(1).first)
+        do {
+            try await sink.deliver(notice)
+            Issue.record("delivered without an inbox")
+        } catch let failure as SinkFailure {
+            #expect(failure.kind == .retryLater(after: nil))
+        }
+        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+        try await sink.deliver(notice)
+        #expect(FileManager.default.fileExists(atPath: inbox.appendingPathComponent("\(notice.id).json").path))
+    }
+}
