@@ -157,3 +157,53 @@ import Testing
         #expect(broken.stderr.contains("config.toml:3"))
     }
 }
+
+@Suite struct DeliveryCrashTests {
+    /// `cohort notices deliver` killed with SIGKILL in the middle of delivering: the next run delivers
+    /// everything (at least once).
+    @Test func killedMidDeliveryThenRestarted() async throws {
+        let sandbox = try Sandbox()
+        let ann = sandbox.cli("ann")
+        #expect(try ann.run(["id", "init", "--handle", "ann@example.com", "--name", "Ann"]).status == 0)
+        try FileManager.default.createDirectory(at: sandbox.path("recipes"), withIntermediateDirectories: true)
+        for index in 0..<6 { try sandbox.write("recipes/r\(index).md", "recipe \(index)\n") }
+        #expect(try ann.run(["start", "recipes", "--title", "Recipes"]).status == 0)
+        // The sink records each notice, and is slow on the third one the first time round.
+        try sandbox.write("slow-sink.py", """
+        import json, os, sys, time
+        notice = json.loads(sys.stdin.readline())
+        seen = open(sys.argv[1], 'a+'); seen.seek(0); count = len(seen.readlines())
+        if count == 2 and not os.path.exists(sys.argv[2]):
+            open(sys.argv[2], 'w').close()
+            time.sleep(30)
+        seen.write(notice['id'] + '\\n')
+        """)
+        try FileManager.default.createDirectory(at: sandbox.path("recipes/.git/cohort"), withIntermediateDirectories: true)
+        try sandbox.write("recipes/.git/cohort/config.toml", """
+        [[sinks]]
+        type = "exec"
+        name = "slow"
+        command = ["python3", "../../../slow-sink.py", "../../../seen.txt", "../../../slowed"]
+        """)
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["notices", "deliver"]
+        process.currentDirectoryURL = sandbox.path("recipes")
+        process.environment = ProcessInfo.processInfo.environment.merging(["COHORT_HOME": sandbox.path("ann").path]) { $1 }
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<300 where !FileManager.default.fileExists(atPath: sandbox.path("slowed").path) { usleep(20_000) }
+        #expect(FileManager.default.fileExists(atPath: sandbox.path("slowed").path), "the sink never slowed down")
+        kill(process.processIdentifier, SIGKILL)
+        for _ in 0..<300 where process.isRunning { usleep(10_000) }
+        #expect(try sandbox.read("seen.txt").split(separator: "\n").count == 2)
+
+        let again = try CLI(home: sandbox.path("ann"), directory: sandbox.path("recipes")).run(["notices", "deliver"])
+        #expect(again.status == 0, "\(again.stderr)")
+        let seen = try sandbox.read("seen.txt").split(separator: "\n").map(String.init)
+        let expected = try CLI(home: sandbox.path("ann"), directory: sandbox.path("recipes")).run(["notices", "--json"]).stdout
+            .split(separator: "\n").compactMap { line in (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String }
+        #expect(expected.count == 6)
+        #expect(Set(seen) == Set(expected), "every notice arrived at least once")
+    }
+}
