@@ -135,6 +135,7 @@ let package = Package(
                 "CohortHooks",
                 "CohortNotices",
                 "CohortSinks",
+                "WebhookSink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

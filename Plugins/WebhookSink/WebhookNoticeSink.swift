@@ -114,6 +114,11 @@ public final class WebhookNoticeSink: NoticeSink {
         try? await client.shutdown()
     }
 
+    /// Re-enables a disabled endpoint and forgets every wait (before replaying what was given up).
+    public func reenable() throws {
+        try state.reset()
+    }
+
     /// `{"data": <the notice>, "timestamp": <its time>, "type": <its type>}`, compact with sorted keys.
     static func body(for notice: Notice) -> Data {
         let object = (try? JSONSerialization.jsonObject(with: notice.sinkJSON())) ?? [:]

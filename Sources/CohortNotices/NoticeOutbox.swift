@@ -53,6 +53,7 @@ public final class NoticeOutbox: Sendable {
 
     var logURL: URL { directory.appendingPathComponent("log.jsonl") }
 
+
     /// Appends the notices not accepted before (by id) and fsyncs; returns how many were new.
     @discardableResult
     public func accept(_ notices: [Notice]) throws -> Int {
@@ -183,5 +184,45 @@ public final class NoticeOutbox: Sendable {
             _ = ftruncate(fd, before.st_size)
             throw CohortError(.io, "cannot append to \(url.path): \(reason)")
         }
+    }
+}
+
+extension NoticeOutbox {
+    private struct FailureRecord: Codable {
+        var sink: String
+        var seq: Int
+        var id: String
+        var reason: String
+        var time: String
+    }
+
+    /// Delivers again the notices `sink` gave up on (recorded in `failures.jsonl`); those that go
+    /// through now are struck from the record, the others stay with their new reason.
+    public func replay(_ sink: any NoticeSink) async throws -> Report {
+        let url = directory.appendingPathComponent("failures.jsonl")
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            return Report(sink: sink.name, delivered: 0, gaveUp: 0, pending: 0, stoppedBecause: nil)
+        }
+        let decoder = JSONDecoder()
+        let records = try AtomicFile.read(url, maxBytes: Self.maxLogBytes, what: "delivery failures")
+            .split(separator: UInt8(ascii: "\n")).compactMap { try? decoder.decode(FailureRecord.self, from: Data($0)) }
+        let mine = Set(records.filter { $0.sink == sink.name }.map(\.seq))
+        let entries = try Self.readLog(logURL, repair: false).filter { mine.contains($0.seq) }
+        var kept = records.filter { $0.sink != sink.name }
+        var delivered = 0
+        for entry in entries {
+            do {
+                try await sink.deliver(entry.notice)
+                delivered += 1
+            } catch {
+                kept.append(FailureRecord(sink: sink.name, seq: entry.seq, id: entry.notice.id, reason: "\(error)",
+                                          time: ISO8601DateFormatter().string(from: Date())))
+            }
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let text = try kept.map { String(decoding: try encoder.encode($0), as: UTF8.self) + "\n" }.joined()
+        try AtomicFile.write(Data(text.utf8), to: url, mode: 0o600, replacing: true)
+        return Report(sink: sink.name, delivered: delivered, gaveUp: entries.count - delivered, pending: 0, stoppedBecause: nil)
     }
 }

@@ -29,6 +29,7 @@ final class FlakySink: NoticeSink {
     }
 
     func heal() { state.withLock { $0.retry = [] } }
+    func healAll() { state.withLock { $0.retry = []; $0.giveUp = [] } }
     var delivered: [String] { state.withLock { $0.delivered } }
 
     func deliver(_ notice: Notice) async throws {
@@ -85,6 +86,14 @@ final class FlakySink: NoticeSink {
         #expect(memory.notices.count == 4)
         let failures = try String(decoding: Data(contentsOf: temp.path("outbox/failures.jsonl")), as: UTF8.self)
         #expect(failures.contains("file-2.md never"))
+
+        // Replayed once the destination takes it: delivered, and struck from the record.
+        flaky.healAll()
+        let replayed = try await outbox.replay(flaky)
+        #expect(replayed.delivered == 1)
+        #expect(flaky.delivered.last == "file-2.md")
+        let after = try String(decoding: Data(contentsOf: temp.path("outbox/failures.jsonl")), as: UTF8.self)
+        #expect(!after.contains("file-2.md"))
     }
 
     @Test func aTornLastLineIsCutOff() async throws {

@@ -1,16 +1,18 @@
 import ArgumentParser
 import CohortCollaboration
+import CohortGit
 import CohortIdentity
 import CohortNotices
 import CohortSinks
 import CohortWorkspace
 import Foundation
+import WebhookSink
 
 struct SinksCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sinks",
         abstract: "List the configured notice sinks, or send them a test notice.",
-        subcommands: [SinksList.self, SinksTest.self]
+        subcommands: [SinksList.self, SinksTest.self, SinksReplay.self]
     )
 }
 
@@ -81,5 +83,42 @@ struct SinksTest: AsyncCohortCommand {
             await sink.shutdown()
         }
         if failed { throw ExitCode(1) }
+    }
+}
+
+struct SinksReplay: AsyncCohortCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Deliver again the notices a sink gave up on (and re-enable a disabled webhook).",
+        discussion: "In a workspace, or on a server's repository with --repository. The notices come from the outbox's failures.jsonl; those that go through are struck from it."
+    )
+
+    @Argument(help: ArgumentHelp("The sink's name (see `cohort sinks list`).", valueName: "NAME"))
+    var name: String
+
+    @Option(help: ArgumentHelp("A repository with Cohort's hooks, instead of the workspace.", valueName: "DIR"))
+    var repository: String?
+
+    @OptionGroup var workspace: WorkspaceOptions
+
+    func execute() async throws {
+        let files: [URL]
+        let base: URL
+        if let repository {
+            base = try Repository(at: URL(fileURLWithPath: repository)).gitDirectory.appendingPathComponent("cohort")
+            files = [base.appendingPathComponent("config.toml")]
+        } else {
+            let workspace = try workspace.open()
+            base = workspace.repository.gitDirectory.appendingPathComponent("cohort")
+            files = workspace.configurationFiles
+        }
+        guard let spec = try SinkConfiguration.load(files).first(where: { $0.name == name }) else {
+            throw CohortError(.malformed, "no sink is named '\(name)'", hint: "see `cohort sinks list`")
+        }
+        let sink = try SinkFactory.make(spec, stateDirectory: base.appendingPathComponent("sinks"))
+        try (sink as? WebhookNoticeSink)?.reenable()
+        let report = try await NoticeOutbox(directory: base.appendingPathComponent("outbox")).replay(sink)
+        await sink.shutdown()
+        Terminal.print("\(name): \(report.delivered) delivered again" + (report.gaveUp > 0 ? ", \(report.gaveUp) still failing" : ""))
     }
 }
