@@ -143,6 +143,7 @@ let package = Package(
             name: "cohort-bench",
             dependencies: [
                 "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace",
+                "CohortNotices", "FileSink", "WebhookSink",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

@@ -150,11 +150,14 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "identity":
     try identityBenchmark(Settings(Array(arguments.dropFirst())))
+case "sinks" where arguments.count >= 5:
+    try await sinkBenchmark(directory: URL(fileURLWithPath: arguments[1]), count: Int(arguments[2]) ?? 2000,
+                            webhook: arguments[3], secret: arguments[4])
 case "history" where arguments.count >= 3:
     // cohort-bench history DIR COMMITS: a collaboration in DIR with COMMITS signed commits
     // (identity in $COHORT_HOME, created if missing).
     try generateHistory(at: URL(fileURLWithPath: arguments[1]), home: .fromEnvironment(), commits: Int(arguments[2]) ?? 10_000)
 default:
-    FileHandle.standardError.write(Data("usage: cohort-bench identity [--seconds S] [--roots N] [--rounds R]\n       cohort-bench history DIR COMMITS\n".utf8))
+    FileHandle.standardError.write(Data("usage: cohort-bench identity [--seconds S] [--roots N] [--rounds R]\n       cohort-bench history DIR COMMITS\n       cohort-bench sinks DIR COUNT WEBHOOK_URL SECRET\n".utf8))
     exit(64)
 }

@@ -178,6 +178,31 @@ final class Receiver {
         #expect(receiver.received.count == 3)
     }
 
+    /// An endpoint that keeps failing past the window is disabled; replaying re-enables it.
+    @Test func failingEndpointIsDisabledAfterTheWindow() async throws {
+        let temp = try TemporaryDirectory()
+        let receiver = try Receiver(temp: temp, secret: Self.secret, script: "[{\"status\": 503}, {\"status\": 503}]")
+        var settings = WebhookNoticeSink.Settings(url: receiver.url, secrets: [try WebhookSecret(Self.secret)])
+        settings.retrySchedule = [0, 0, 0]
+        settings.disableAfter = 0
+        let sink = try WebhookNoticeSink(name: "hook", settings: settings, stateDirectory: temp.path("state"))
+        let notices = try sampleNotices(2)
+        await expectRetry(sink, notices[0])  // the first failure starts the window
+        usleep(20_000)
+        do {
+            try await sink.deliver(notices[0])
+            Issue.record("a failing endpoint took the notice")
+        } catch let failure as SinkFailure {
+            #expect(failure.kind == .giveUp && failure.reason.contains("disabled"))
+        }
+        await #expect(throws: SinkFailure.self) { try await sink.deliver(notices[1]) }
+        #expect(receiver.received.count == 2, "a disabled endpoint is not called")
+        try sink.reenable()
+        try await sink.deliver(notices[1])
+        await sink.shutdown()
+        #expect(receiver.received.count == 3)
+    }
+
     @Test func runsOutOfRetries() async throws {
         let temp = try TemporaryDirectory()
         let receiver = try Receiver(temp: temp, secret: Self.secret, script: "[{\"status\": 500}, {\"status\": 500}, {\"status\": 500}]")
