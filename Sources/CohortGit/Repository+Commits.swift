@@ -110,10 +110,16 @@ extension Repository {
 
     /// Commits from `tip` back to (not including) `hidden` and their ancestors, parents before children.
     public func commits(from tip: ObjectID, hiding hidden: [ObjectID] = []) throws -> [ObjectID] {
+        try walk(from: tip, hiding: hidden, sorting: GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_REVERSE.rawValue, firstParentOnly: false)
+    }
+
+    /// The ids a libgit2 revision walk yields from `tip`.
+    private func walk(from tip: ObjectID, hiding hidden: [ObjectID], sorting: UInt32, firstParentOnly: Bool) throws -> [ObjectID] {
         var walk: OpaquePointer?
         try check(git_revwalk_new(&walk, pointer), "cannot walk history")
         defer { git_revwalk_free(walk) }
-        try check(git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_REVERSE.rawValue), "cannot sort history")
+        try check(git_revwalk_sorting(walk, sorting), "cannot sort history")
+        if firstParentOnly { try check(git_revwalk_simplify_first_parent(walk), "cannot walk first parents") }
         var start = tip.raw
         try check(git_revwalk_push(walk, &start), "cannot walk from \(tip.hex)")
         for id in hidden {
@@ -145,39 +151,11 @@ extension Repository {
 extension Repository {
     /// The root commit reached by following first parents from `commit`.
     public func firstParentRoot(of commit: ObjectID) throws -> ObjectID {
-        var walk: OpaquePointer?
-        try check(git_revwalk_new(&walk, pointer), "cannot walk history")
-        defer { git_revwalk_free(walk) }
-        try check(git_revwalk_simplify_first_parent(walk), "cannot walk first parents")
-        var start = commit.raw
-        try check(git_revwalk_push(walk, &start), "cannot walk from \(commit.hex)")
-        var last = commit
-        var oid = git_oid()
-        while true {
-            let result = git_revwalk_next(&oid, walk)
-            if result == GIT_ITEROVER.rawValue { break }
-            try check(result, "cannot walk history")
-            last = ObjectID(oid)
-        }
-        return last
+        try firstParentLine(from: commit).last ?? commit
     }
 
     /// The commits on the first-parent line from `commit` back to the root, newest first.
     public func firstParentLine(from commit: ObjectID) throws -> [ObjectID] {
-        var walk: OpaquePointer?
-        try check(git_revwalk_new(&walk, pointer), "cannot walk history")
-        defer { git_revwalk_free(walk) }
-        try check(git_revwalk_simplify_first_parent(walk), "cannot walk first parents")
-        var start = commit.raw
-        try check(git_revwalk_push(walk, &start), "cannot walk from \(commit.hex)")
-        var ids: [ObjectID] = []
-        var oid = git_oid()
-        while true {
-            let result = git_revwalk_next(&oid, walk)
-            if result == GIT_ITEROVER.rawValue { break }
-            try check(result, "cannot walk history")
-            ids.append(ObjectID(oid))
-        }
-        return ids
+        try walk(from: commit, hiding: [], sorting: GIT_SORT_NONE.rawValue, firstParentOnly: true)
     }
 }
