@@ -207,3 +207,36 @@ import Testing
         #expect(Set(seen) == Set(expected), "every notice arrived at least once")
     }
 }
+
+@Suite struct FollowTests {
+    /// `cohort notices --follow` prints notices as commits arrive.
+    @Test func followPrintsNewNotices() throws {
+        let sandbox = try Sandbox()
+        let ann = sandbox.cli("ann")
+        #expect(try ann.run(["id", "init", "--handle", "ann@example.com", "--name", "Ann"]).status == 0)
+        try FileManager.default.createDirectory(at: sandbox.path("recipes"), withIntermediateDirectories: true)
+        try sandbox.write("recipes/bread.md", "flour\n")
+        #expect(try ann.run(["start", "recipes", "--title", "Recipes"]).status == 0)
+        let output = sandbox.path("follow.out")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["notices", "--follow", "--interval", "0.2"]
+        process.currentDirectoryURL = sandbox.path("recipes")
+        process.environment = ProcessInfo.processInfo.environment.merging(["COHORT_HOME": sandbox.path("ann").path]) { $1 }
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        func printed() -> String { (try? sandbox.read("follow.out")) ?? "" }
+        for _ in 0..<500 where !printed().contains("bread.md") { usleep(20_000) }
+        #expect(printed().contains("content.created bread.md"))
+
+        let inside = CLI(home: sandbox.path("ann"), directory: sandbox.path("recipes"))
+        try sandbox.write("recipes/cake.md", "sugar\n")
+        #expect(try inside.run(["commit", "-m", "cake"]).status == 0)
+        for _ in 0..<500 where !printed().contains("cake.md") { usleep(20_000) }
+        #expect(printed().contains("content.created cake.md"))
+        #expect(printed().components(separatedBy: "bread.md").count == 2, "nothing is printed twice")
+    }
+}
