@@ -115,7 +115,6 @@ let package = Package(
             name: "CohortSinks",
             dependencies: [
                 "CohortIdentity", "CohortNotices", "StdoutSink", "FileSink", "ExecSink", "WebhookSink",
-                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The pre-receive hook for any git server: installer and runner.

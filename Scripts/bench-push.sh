@@ -2,24 +2,7 @@
 # A push of a generated history of signed commits into a bare repository: with Cohort's pre-receive
 # hook, without any hook, and the stock way of checking the same commits (git verify-commit in a loop).
 #   bash Scripts/bench-push.sh [COMMITS]        (default 10000)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-commits=${1:-10000}
-swift build -c release --product cohort >/dev/null
-swift build -c release --product cohort-bench >/dev/null
-bin="$(swift build -c release --show-bin-path)"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export COHORT_HOME="$work/home"
-
-"$bin/cohort-bench" history "$work/history" "$commits"
-cd "$work/history"
-git repack -adq
-total=$(git rev-list --count HEAD)
-
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f\n", b - a }'; }
-best() { sort -g | head -1; }
+source "$(dirname "$0")/generated-history.sh" "${1:-10000}"
 
 push_into_fresh() {  # push_into_fresh hook|plain: one push into a new bare repository, in seconds
   rm -rf "$work/server.git"

@@ -1,29 +1,13 @@
 #!/usr/bin/env bash
 # cohort verify over a generated history of signed commits, against git log over the same history.
 #   bash Scripts/bench-verify.sh [COMMITS]        (default 10000)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-commits=${1:-10000}
-swift build -c release --product cohort >/dev/null
-swift build -c release --product cohort-bench >/dev/null
-bin="$(swift build -c release --show-bin-path)"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export COHORT_HOME="$work/home"
+source "$(dirname "$0")/generated-history.sh" "${1:-10000}"
 
-"$bin/cohort-bench" history "$work/history" "$commits"
-cd "$work/history"
-# Pack the objects, as a clone or `git gc` leaves them; both sides read the same packed repository.
-git repack -adq
-total=$(git rev-list --count HEAD)
-
-now() { date +%s.%N; }
-best() { sort -g | head -1; }
 measure() {  # measure LABEL COMMAND…: best of 3 wall-clock runs, in seconds
   for _ in 1 2 3; do
     [ "$1" = "cohort verify (cold)" ] && rm -f .git/cohort/verified
     start=$(now); "${@:2}" >/dev/null || { echo "failed: ${*:2}" >&2; exit 1; }; end=$(now)
-    awk -v a="$start" -v b="$end" 'BEGIN { printf "%.6f\n", b - a }' 
+    elapsed "$start" "$end"
   done | best
 }
 

@@ -43,6 +43,8 @@ final class WebhookState: Sendable {
     }
 
     func succeeded(_ notice: String) throws {
+        // The common case changes nothing: no write on the delivery path then.
+        guard stored.withLock({ $0.pending[notice] != nil || $0.failingSince != nil }) else { return }
         try update { $0.pending[notice] = nil; $0.failingSince = nil }
     }
 
@@ -91,14 +93,7 @@ final class WebhookState: Sendable {
         if let error { record["error"] = String(error.prefix(500)) }
         guard var line = try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
         line.append(UInt8(ascii: "\n"))
-        let url = directory.appendingPathComponent("attempts.jsonl")
-        if let handle = try? FileHandle(forWritingTo: url) {
-            _ = try? handle.seekToEnd()
-            try? handle.write(contentsOf: line)
-            try? handle.close()
-        } else {
-            try? AtomicFile.write(line, to: url, mode: 0o600, replacing: false)
-        }
+        try? AtomicFile.append(line, to: directory.appendingPathComponent("attempts.jsonl"))
     }
 
     /// The URL without user information or query, which may carry credentials.

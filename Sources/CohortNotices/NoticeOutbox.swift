@@ -3,11 +3,6 @@ import CohortIdentity
 import Crypto
 import Foundation
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A durable outbox: a notice counts as accepted once it is in the log on disk (fsynced); each sink
 /// keeps its own place in the log (a cursor file, written atomically), so a crash and restart
@@ -70,7 +65,7 @@ public final class NoticeOutbox: Sendable {
                 accepted += 1
             }
             guard accepted > 0 else { return 0 }
-            try Self.append(lines, to: logURL)
+            try AtomicFile.append(lines, to: logURL)
             state.nextSeq += accepted
             state.ids = ids
             return accepted
@@ -86,9 +81,10 @@ public final class NoticeOutbox: Sendable {
     /// Delivers what each sink has not had yet, every sink on its own task: each one stops at its first
     /// notice to retry (keeping its place), records and passes the ones it gives up on.
     public func deliver(to sinks: [any NoticeSink]) async -> [Report] {
-        await withTaskGroup(of: Report.self) { group in
+        let log = Result { try Self.readLog(logURL, repair: false) }
+        return await withTaskGroup(of: Report.self) { group in
             for sink in sinks {
-                group.addTask { await self.run(sink) }
+                group.addTask { await self.run(sink, log: log) }
             }
             var reports: [Report] = []
             for await report in group { reports.append(report) }
@@ -96,10 +92,11 @@ public final class NoticeOutbox: Sendable {
         }
     }
 
-    private func run(_ sink: any NoticeSink) async -> Report {
+    private func run(_ sink: any NoticeSink, log: Result<[Entry], any Error>) async -> Report {
         let entries: [Entry]
         do {
-            entries = try pending(for: sink.name)
+            let cursor = readCursor(sink.name)
+            entries = try log.get().filter { $0.seq > cursor }
         } catch {
             return Report(sink: sink.name, delivered: 0, gaveUp: 0, pending: 0, stoppedBecause: "cannot read the outbox: \(error)")
         }
@@ -134,9 +131,14 @@ public final class NoticeOutbox: Sendable {
     // Cursors: one small file per sink, named by the sink's name made safe for a file system.
 
     private func cursorURL(_ sink: String) -> URL {
-        let safe = String(sink.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0) ? Character($0) : "_" }.prefix(64))
-        let digest = Data(SHA256.hash(data: Data(sink.utf8)).prefix(4)).hexString
-        return directory.appendingPathComponent("cursors/\(safe)-\(digest)")
+        directory.appendingPathComponent("cursors/\(Self.fileName(for: sink))")
+    }
+
+    /// A file or folder name for a sink: its name made safe for any file system, and a short digest
+    /// of it so that two names never share one.
+    public static func fileName(for sink: String) -> String {
+        let safe = String(sink.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0) ? Character($0) : "_" }.prefix(48))
+        return "\(safe)-\(Data(SHA256.hash(data: Data(sink.utf8)).prefix(4)).hexString)"
     }
 
     func readCursor(_ sink: String) -> Int {
@@ -153,37 +155,16 @@ public final class NoticeOutbox: Sendable {
                                      "time": ISO8601DateFormatter().string(from: Date())]
         guard var line = try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys]) else { return }
         line.append(UInt8(ascii: "\n"))
-        try? Self.append(line, to: directory.appendingPathComponent("failures.jsonl"))
+        try? AtomicFile.append(line, to: directory.appendingPathComponent("failures.jsonl"))
     }
 
     // The log.
 
     static func readLog(_ url: URL, repair: Bool) throws -> [Entry] {
-        guard FileManager.default.fileExists(atPath: url.path) else { return [] }
-        var data = try AtomicFile.read(url, maxBytes: maxLogBytes, what: "notice outbox")
-        let complete = (data.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }) ?? data.startIndex
-        if complete != data.endIndex {
-            // A torn last line (a crash during an append) never counted as accepted.
-            if repair { _ = truncate(url.path, off_t(complete)) }
-            data = data.prefix(upTo: complete)
-        }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        return data.split(separator: UInt8(ascii: "\n")).compactMap { try? decoder.decode(Entry.self, from: Data($0)) }
-    }
-
-    static func append(_ data: Data, to url: URL) throws {
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw CohortError(.io, "cannot open \(url.path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var before = stat()
-        _ = fstat(fd, &before)
-        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == data.count, fsync(fd) == 0 else {
-            let reason = String(cString: strerror(errno))
-            _ = ftruncate(fd, before.st_size)
-            throw CohortError(.io, "cannot append to \(url.path): \(reason)")
-        }
+        return try AtomicFile.readLines(url, maxBytes: maxLogBytes, what: "notice outbox", repair: repair)
+            .compactMap { try? decoder.decode(Entry.self, from: $0) }
     }
 }
 

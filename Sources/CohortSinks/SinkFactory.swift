@@ -1,6 +1,5 @@
 import CohortIdentity
 import CohortNotices
-import Crypto
 import ExecSink
 import FileSink
 import Foundation
@@ -34,10 +33,7 @@ public enum SinkFactory {
         }
     }
 
-    /// A folder name for a sink: its name made safe, and a short digest so that two names never collide.
     static func folder(for name: String, in directory: URL) -> URL {
-        let safe = String(name.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0) ? Character($0) : "_" }.prefix(48))
-        let digest = SHA256.hash(data: Data(name.utf8)).prefix(4).map { String(format: "%02x", $0) }.joined()
-        return directory.appendingPathComponent("\(safe)-\(digest)", isDirectory: true)
+        directory.appendingPathComponent(NoticeOutbox.fileName(for: name), isDirectory: true)
     }
 }

@@ -1,11 +1,6 @@
 import CohortGit
 import CohortIdentity
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Commits already verified in a repository, remembered in `<git dir>/cohort/verified` (a header
 /// naming the rules' version, then one id per line, appended), so `cohort verify` only checks what is
@@ -42,11 +37,6 @@ public struct VerifiedCommits {
         if start != Data(Self.header.utf8) {
             try AtomicFile.write(Data(Self.header.utf8), to: url, mode: 0o644, replacing: true)
         }
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CohortError(.io, "cannot write \(url.path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        let text = Array(ids.map { $0.hex + "\n" }.joined().utf8)
-        let written = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == text.count else { throw CohortError(.io, "cannot write \(url.path): \(String(cString: strerror(errno)))") }
+        try AtomicFile.append(Data(ids.map { $0.hex + "\n" }.joined().utf8), to: url, mode: 0o644)
     }
 }

@@ -58,3 +58,15 @@ func expectRefusal(_ result: CLI.Result, _ code: String, sourceLocation: SourceL
     #expect(lines.count == 1, "stderr: \(result.stderr)", sourceLocation: sourceLocation)
     #expect(result.stderr.hasPrefix("error: \(code): "), "stderr: \(result.stderr)", sourceLocation: sourceLocation)
 }
+
+extension Sandbox {
+    /// Ann's identity and a "Recipes" collaboration started from `files`; returns the CLI that runs
+    /// inside it.
+    func recipes(_ files: [String: String]) throws -> CLI {
+        #expect(try cli("ann").run(["id", "init", "--handle", "ann@example.com", "--name", "Ann"]).status == 0)
+        try FileManager.default.createDirectory(at: path("recipes"), withIntermediateDirectories: true)
+        for (name, text) in files { try write("recipes/\(name)", text) }
+        #expect(try cli("ann").run(["start", "recipes", "--title", "Recipes"]).status == 0)
+        return CLI(home: path("ann"), directory: path("recipes"))
+    }
+}

@@ -117,12 +117,7 @@ import Testing
 @Suite struct NoticeCommandTests {
     @Test func noticesAndSinksThroughTheBinary() throws {
         let sandbox = try Sandbox()
-        let ann = sandbox.cli("ann")
-        #expect(try ann.run(["id", "init", "--handle", "ann@example.com", "--name", "Ann"]).status == 0)
-        try FileManager.default.createDirectory(at: sandbox.path("recipes"), withIntermediateDirectories: true)
-        try sandbox.write("recipes/bread.md", "flour\n")
-        #expect(try ann.run(["start", "recipes", "--title", "Recipes"]).status == 0)
-        let inside = CLI(home: sandbox.path("ann"), directory: sandbox.path("recipes"))
+        let inside = try sandbox.recipes(["bread.md": "flour\n"])
 
         let listed = try inside.run(["notices"])
         #expect(listed.status == 0 && listed.stdout.contains("content.created bread.md"), "\(listed.stdout)\(listed.stderr)")
@@ -163,11 +158,7 @@ import Testing
     /// everything (at least once).
     @Test func killedMidDeliveryThenRestarted() async throws {
         let sandbox = try Sandbox()
-        let ann = sandbox.cli("ann")
-        #expect(try ann.run(["id", "init", "--handle", "ann@example.com", "--name", "Ann"]).status == 0)
-        try FileManager.default.createDirectory(at: sandbox.path("recipes"), withIntermediateDirectories: true)
-        for index in 0..<6 { try sandbox.write("recipes/r\(index).md", "recipe \(index)\n") }
-        #expect(try ann.run(["start", "recipes", "--title", "Recipes"]).status == 0)
+        _ = try sandbox.recipes(Dictionary(uniqueKeysWithValues: (0..<6).map { ("r\($0).md", "recipe \($0)\n") }))
         // The sink records each notice, and is slow on the third one the first time round.
         try sandbox.write("slow-sink.py", """
         import json, os, sys, time
@@ -212,11 +203,7 @@ import Testing
     /// `cohort notices --follow` prints notices as commits arrive.
     @Test func followPrintsNewNotices() throws {
         let sandbox = try Sandbox()
-        let ann = sandbox.cli("ann")
-        #expect(try ann.run(["id", "init", "--handle", "ann@example.com", "--name", "Ann"]).status == 0)
-        try FileManager.default.createDirectory(at: sandbox.path("recipes"), withIntermediateDirectories: true)
-        try sandbox.write("recipes/bread.md", "flour\n")
-        #expect(try ann.run(["start", "recipes", "--title", "Recipes"]).status == 0)
+        let inside = try sandbox.recipes(["bread.md": "flour\n"])
         let output = sandbox.path("follow.out")
         FileManager.default.createFile(atPath: output.path, contents: nil)
         let process = Process()
@@ -232,7 +219,6 @@ import Testing
         for _ in 0..<500 where !printed().contains("bread.md") { usleep(20_000) }
         #expect(printed().contains("content.created bread.md"))
 
-        let inside = CLI(home: sandbox.path("ann"), directory: sandbox.path("recipes"))
         try sandbox.write("recipes/cake.md", "sugar\n")
         #expect(try inside.run(["commit", "-m", "cake"]).status == 0)
         for _ in 0..<500 where !printed().contains("cake.md") { usleep(20_000) }

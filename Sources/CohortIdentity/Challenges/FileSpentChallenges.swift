@@ -1,10 +1,5 @@
 import Foundation
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Spent nonces in an append-only file (`HEXNONCE EXPIRY` per line, fsynced before a spend counts),
 /// reloaded on start so that a challenge spent before a restart stays spent after it. One process
@@ -28,23 +23,13 @@ public final class FileSpentChallenges: SpentChallengeStore {
         self.url = url
         var table: [Data: UInt64] = [:]
         var lines = 0
-        if FileManager.default.fileExists(atPath: url.path) {
-            var data = try AtomicFile.read(url, maxBytes: Self.maxFileBytes, what: "spent-challenge log")
-            let complete = (data.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }) ?? data.startIndex
-            if complete != data.endIndex {
-                guard truncate(url.path, off_t(complete)) == 0 else {
-                    throw CohortError(.io, "cannot repair the spent-challenge log \(url.path): \(String(cString: strerror(errno)))")
-                }
-                data = data.prefix(upTo: complete)
-            }
-            for line in data.split(separator: UInt8(ascii: "\n")) {
-                lines += 1
-                let fields = line.split(separator: UInt8(ascii: " "))
-                guard fields.count == 2, let nonce = Data(hex: String(decoding: fields[0], as: UTF8.self)), nonce.count == 32,
-                      let expiry = UInt64(String(decoding: fields[1], as: UTF8.self))
-                else { continue }
-                if expiry >= now { table[nonce] = expiry }
-            }
+        for line in try AtomicFile.readLines(url, maxBytes: Self.maxFileBytes, what: "spent-challenge log", repair: true) {
+            lines += 1
+            let fields = line.split(separator: UInt8(ascii: " "))
+            guard fields.count == 2, let nonce = Data(hex: String(decoding: fields[0], as: UTF8.self)), nonce.count == 32,
+                  let expiry = UInt64(String(decoding: fields[1], as: UTF8.self))
+            else { continue }
+            if expiry >= now { table[nonce] = expiry }
         }
         state = Mutex(State(table: table, lines: lines, pruneAt: max(1024, 2 * table.count)))
         try compactIfMostlyExpired(now: now)
@@ -59,7 +44,7 @@ public final class FileSpentChallenges: SpentChallengeStore {
     public func spend(_ nonce: Data, expiresAt: UInt64, now: UInt64) throws -> Bool {
         let spent = try state.withLock { state in
             guard state.table[nonce] == nil else { return false }
-            try append("\(nonce.hexString) \(expiresAt)\n")
+            try AtomicFile.append(Data("\(nonce.hexString) \(expiresAt)\n".utf8), to: url)
             state.table[nonce] = expiresAt
             state.lines += 1
             return true
@@ -80,26 +65,6 @@ public final class FileSpentChallenges: SpentChallengeStore {
                 state.lines = state.table.count
             }
             state.pruneAt = max(1024, 2 * state.lines)
-        }
-    }
-
-    private func append(_ line: String) throws {
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw CohortError(.io, "cannot open spent-challenge log \(url.path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(fd) }
-        var before = stat()
-        guard fstat(fd, &before) == 0 else {
-            throw CohortError(.io, "cannot read spent-challenge log \(url.path): \(String(cString: strerror(errno)))")
-        }
-        let bytes = Array(line.utf8)
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == bytes.count, fsync(fd) == 0 else {
-            let reason = String(cString: strerror(errno))
-            // Leave no partial line for the next append to be glued onto.
-            _ = ftruncate(fd, before.st_size)
-            throw CohortError(.io, "cannot record a spent challenge in \(url.path): \(reason)")
         }
     }
 }

@@ -104,3 +104,35 @@ private let systemWrite = Glibc.write
 #elseif canImport(Darwin)
 private let systemWrite = Darwin.write
 #endif
+
+extension AtomicFile {
+    /// Appends `data` (whole lines) to `url`, creating it with `mode`, and fsyncs before returning: a
+    /// record counts only once it is on disk. A failed or short write is cut back off, so no partial
+    /// line is left for the next append to be glued onto.
+    public static func append(_ data: Data, to url: URL, mode: mode_t = 0o600) throws {
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw failure("open", url) }
+        defer { close(fd) }
+        var before = stat()
+        guard fstat(fd, &before) == 0 else { throw failure("read", url) }
+        let written = data.withUnsafeBytes { systemWrite(fd, $0.baseAddress, $0.count) }
+        guard written == data.count, fsync(fd) == 0 else {
+            let error = failure("append to", url)
+            _ = ftruncate(fd, before.st_size)
+            throw error
+        }
+    }
+
+    /// The complete lines of an append-only log (at most `maxBytes`). A torn last line, left by a crash
+    /// during an append, never counted: it is skipped, and with `repair` cut off the file.
+    public static func readLines(_ url: URL, maxBytes: Int, what: String, repair: Bool) throws -> [Data] {
+        guard FileManager.default.fileExists(atPath: url.path) else { return [] }
+        var data = try read(url, maxBytes: maxBytes, what: what)
+        let complete = (data.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }) ?? data.startIndex
+        if complete != data.endIndex {
+            if repair, truncate(url.path, off_t(complete)) != 0 { throw failure("repair", url) }
+            data = data.prefix(upTo: complete)
+        }
+        return data.split(separator: UInt8(ascii: "\n")).map { Data($0) }
+    }
+}
