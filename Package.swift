@@ -15,6 +15,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // C libraries from the system, and the shim for what Swift cannot call.
@@ -28,6 +34,12 @@ let package = Package(
             name: "CGit2Shim",
             dependencies: ["CGit2"],
             path: "Sources/CGit2Shim"
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            path: "Sources/CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
         ),
         .systemLibrary(
             name: "CLibcrypto",
@@ -121,6 +133,32 @@ let package = Package(
         .target(
             name: "CohortHooks",
             dependencies: ["CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortNotices", "CohortSinks"]
+        ),
+
+        // The client side of a Cohort server: links, challenges, tokens, publishing.
+        .target(
+            name: "CohortRemote",
+            dependencies: [
+                "CohortIdentity", "CohortCollaboration", "CohortGit",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        // `cohort serve`: git's smart HTTP behind proofs of identity.
+        .target(
+            name: "CohortServer",
+            dependencies: [
+                "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortHooks",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                "CZlib",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
 
         .executableTarget(

@@ -103,4 +103,15 @@ extension Repository {
         try check(result, "cannot read git config \(name)")
         return value.map { String(cString: $0) }
     }
+
+    /// Sets `name` to `value` in the repository's own configuration file (`<git dir>/config`).
+    public func setConfig(_ name: String, to value: String) throws {
+        var config: OpaquePointer?
+        try check(git_repository_config(&config, pointer), "cannot open the git configuration")
+        defer { git_config_free(config) }
+        var local: OpaquePointer?
+        try check(git_config_open_level(&local, config, GIT_CONFIG_LEVEL_LOCAL), "cannot open the repository's git configuration")
+        defer { git_config_free(local) }
+        try check(git_config_set_string(local, name, value), "cannot set git config \(name)")
+    }
 }

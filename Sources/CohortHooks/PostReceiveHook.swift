@@ -8,9 +8,13 @@ import Foundation
 
 /// `cohort hook post-receive`: after a push was accepted, the notices its new commits carry go into
 /// the repository's outbox (`<git dir>/cohort/outbox`) and out to the sinks configured in
-/// `<git dir>/cohort/config.toml`. A server's sinks receive every notice, mentions included (a
+/// `<git dir>/cohort/config.toml` (and, under `cohort serve`, the server's own sinks file). A server's sinks receive every notice, mentions included (a
 /// mention's `data.mentioned` names its recipient).
 public enum PostReceiveHook {
+    /// Names a sinks file that applies to every repository of a server (`cohort serve` sets it to
+    /// `<data>/sinks.toml` when that file exists).
+    public static let serverSinksVariable = "COHORT_SERVER_SINKS"
+
     /// Takes the notices of the pushed branches' new commits into the outbox and delivers. Returns
     /// the sinks' reports (empty when none is configured).
     public static func run(input: Data) async throws -> [NoticeOutbox.Report] {
@@ -24,7 +28,11 @@ public enum PostReceiveHook {
         }
         let outbox = try NoticeOutbox(directory: repository.gitDirectory.appendingPathComponent("cohort/outbox"))
         try outbox.accept(repository.noticesAdded(by: commits))
-        let specs = try SinkConfiguration.load(repository.gitDirectory.appendingPathComponent("cohort/config.toml"))
+        var files = [repository.gitDirectory.appendingPathComponent("cohort/config.toml")]
+        if let serverWide = ProcessInfo.processInfo.environment[serverSinksVariable], !serverWide.isEmpty {
+            files.append(URL(fileURLWithPath: serverWide))
+        }
+        let specs = try SinkConfiguration.load(files)
         guard !specs.isEmpty else { return [] }
         let state = repository.gitDirectory.appendingPathComponent("cohort/sinks")
         let sinks = try specs.map { try SinkFactory.make($0, stateDirectory: state) }

@@ -60,6 +60,10 @@ public struct PushLimits: Sendable {
 /// is never deleted or rewound; every commit the push makes reachable and no ref had before is
 /// verified; a new branch descends from the verified history; a repository keeps its collaboration.
 public final class PushVerifier {
+    /// Git configuration that pins an empty repository to one collaboration (set by `cohort serve`).
+    public static let identifierKey = "cohort.identifier"
+    public static let genesisKey = "cohort.genesis"
+
     public let repository: Repository
     public let limits: PushLimits
 
@@ -86,6 +90,10 @@ public final class PushVerifier {
         if let held = tips[defaultBranch] ?? tips.values.first {
             verifier.expectedIdentifier = try verifier.state(at: held).collaboration.identifier
             verifier.expectedGenesis = try verifier.genesis(of: held)
+        } else {
+            // A server registers a collaboration before its first push and pins it in the config.
+            verifier.expectedIdentifier = try repository.configString(Self.identifierKey)
+            verifier.expectedGenesis = try repository.configString(Self.genesisKey).map { try ObjectID(hex: $0) }
         }
         var verified = Set<ObjectID>()
         var budget = limits.maxCommits

@@ -46,12 +46,24 @@ public struct CohortError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let io = Code("E_IO")
         /// A git operation failed (the repository is missing, damaged, or refused the change).
         public static let git = Code("E_GIT")
+        /// A server request without a valid access token (missing, expired, forged, or for another
+        /// collaboration).
+        public static let unauthorized = Code("E_UNAUTHORIZED")
+        /// The server does not host that collaboration (or that page).
+        public static let notFound = Code("E_NOT_FOUND")
+        /// A request body or push larger than the server accepts.
+        public static let tooLarge = Code("E_TOO_LARGE")
+        /// The server is at a limit (requests per client, concurrent transfers); try again later.
+        public static let busy = Code("E_BUSY")
+        /// The server could not be reached, or answered with something that is not Cohort's protocol.
+        public static let network = Code("E_NETWORK")
 
         /// Every code, in documentation order.
         public static let all: [Code] = [
             .malformed, .badKey, .badSignature, .badProof, .unknownRoot, .revoked,
             .challengeForged, .challengeExpired, .challengeScope, .challengeReplayed, .notPermitted,
             .identityExists, .noIdentity, .cardIncomplete, .io, .git,
+            .unauthorized, .notFound, .tooLarge, .busy, .network,
         ]
     }
 

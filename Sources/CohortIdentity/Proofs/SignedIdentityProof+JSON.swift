@@ -23,6 +23,10 @@ extension SignedIdentityProof {
             throw CohortError(.malformed, "proof is not valid JSON with the expected fields: \(JSONCoding.describe(error))",
                               hint: "expected scheme, publicKey, publicKeyIndex, inclusionHashes, signature, message")
         }
+        try self.init(wire: wire)
+    }
+
+    private init(wire: Wire) throws {
         guard wire.inclusionHashes.count <= 64 else {
             throw CohortError(.malformed, "proof has \(wire.inclusionHashes.count) inclusion hashes; more than 64 are never read")
         }
@@ -42,9 +46,8 @@ extension SignedIdentityProof {
         try Self.checkMessage(message)
     }
 
-    /// The JSON form, keys sorted, binary values base64.
-    public func jsonData() -> Data {
-        let wire = Wire(
+    private var wire: Wire {
+        Wire(
             scheme: scheme.rawValue,
             publicKey: proof.publicKey.base64EncodedString(),
             publicKeyIndex: proof.publicKeyIndex,
@@ -52,6 +55,22 @@ extension SignedIdentityProof {
             signature: signature.base64EncodedString(),
             message: message.base64EncodedString()
         )
-        return JSONCoding.encode(wire)
+    }
+
+    /// The JSON form, keys sorted, binary values base64.
+    public func jsonData() -> Data {
+        JSONCoding.encode(wire)
+    }
+}
+
+/// The same JSON form inside larger documents (the server's API bodies). A malformed proof throws its
+/// `CohortError` unchanged.
+extension SignedIdentityProof: Codable {
+    public init(from decoder: any Decoder) throws {
+        try self.init(wire: Wire(from: decoder))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try wire.encode(to: encoder)
     }
 }

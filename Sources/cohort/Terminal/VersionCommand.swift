@@ -2,10 +2,6 @@ import ArgumentParser
 import CohortGit
 import CohortIdentity
 
-enum CohortVersion {
-    static let text = "0.1.0"
-}
-
 struct VersionCommand: CohortCommand {
     static let configuration = CommandConfiguration(
         commandName: "version",

@@ -1,0 +1,60 @@
+import CohortIdentity
+import Foundation
+import Synchronization
+
+/// Bounds identity requests per client address (a fixed one-minute window per address) and the git
+/// transfers running at once. Over a limit is `E_BUSY` (HTTP 429 with `Retry-After`).
+public final class RequestLimiter: Sendable {
+    /// Client addresses remembered at once; beyond this the oldest window is dropped.
+    static let maxTrackedClients = 100_000
+
+    private struct Window {
+        var start: Int64
+        var count: Int
+    }
+
+    private let perMinute: Int
+    private let maxTransfers: Int
+    private let windows = Mutex<[String: Window]>([:])
+    private let transfers = Mutex<Int>(0)
+
+    public init(identityRequestsPerMinute: Int, maxConcurrentTransfers: Int) {
+        perMinute = identityRequestsPerMinute
+        maxTransfers = maxConcurrentTransfers
+    }
+
+    /// Counts one identity request from `client`; `E_BUSY` when it is over the limit.
+    public func admitIdentityRequest(from client: String, now: Date = Date()) throws {
+        let minute = Int64(now.timeIntervalSince1970) / 60
+        let admitted = windows.withLock { windows -> Bool in
+            if windows.count >= Self.maxTrackedClients {
+                windows = windows.filter { $0.value.start == minute }
+            }
+            var window = windows[client] ?? Window(start: minute, count: 0)
+            if window.start != minute { window = Window(start: minute, count: 0) }
+            window.count += 1
+            windows[client] = window
+            return window.count <= perMinute
+        }
+        guard admitted else {
+            throw CohortError(.busy, "more than \(perMinute) identity requests this minute from this address",
+                              hint: "wait a minute and try again")
+        }
+    }
+
+    /// Reserves a transfer slot; `E_BUSY` when every slot is taken. Pair with `endTransfer()`.
+    public func beginTransfer() throws {
+        let admitted = transfers.withLock { count -> Bool in
+            guard count < maxTransfers else { return false }
+            count += 1
+            return true
+        }
+        guard admitted else {
+            throw CohortError(.busy, "the server is running \(maxTransfers) transfers already", hint: "try again in a moment")
+        }
+    }
+
+    public func endTransfer() {
+        transfers.withLock { $0 -= 1 }
+    }
+}

@@ -1,0 +1,141 @@
+import CohortCollaboration
+import CohortHooks
+import CohortIdentity
+import Crypto
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import NIOSSL
+
+/// `cohort serve`: collaborations as bare repositories behind git's smart HTTP, every request gated by
+/// a token that a signed identity proof bought, every push verified by the hook.
+public final class CohortServer: Sendable {
+    public let configuration: ServerConfiguration
+    let store: CollaborationStore
+    let members: MembershipReader
+    let challenges: ChallengeAuthority
+    let tokens: TokenAuthority
+    let limiter: RequestLimiter
+    let transfer: GitTransfer
+    let logger: Logger
+    /// The name challenges and tokens are bound to: the public URL, or a stable name made once.
+    public let identity: String
+
+    public init(configuration: ServerConfiguration, logger: Logger) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        self.logger = logger
+        store = try CollaborationStore(dataDirectory: configuration.dataDirectory, hookBinary: configuration.hookBinary)
+        members = MembershipReader(store: store)
+        identity = try configuration.publicURL ?? Self.stableName(in: store.serverDirectory)
+        let limits = configuration.limits
+        challenges = try ChallengeAuthority(
+            server: identity,
+            key: ChallengeKeyFile.loadOrCreate(at: store.serverDirectory.appendingPathComponent("challenge.key")),
+            spent: FileSpentChallenges(url: store.serverDirectory.appendingPathComponent("spent-challenges")),
+            lifetime: limits.challengeLifetime
+        )
+        tokens = try TokenAuthority(
+            server: identity, key: ChallengeKeyFile.loadOrCreate(at: store.serverDirectory.appendingPathComponent("token.key")),
+            lifetime: TimeInterval(limits.tokenLifetime)
+        )
+        limiter = RequestLimiter(identityRequestsPerMinute: limits.identityRequestsPerMinute,
+                                 maxConcurrentTransfers: limits.maxConcurrentTransfers)
+        var environment: [String: String] = [:]
+        if let sinks = store.sinksFile {
+            environment[PostReceiveHook.serverSinksVariable] = sinks.path
+        }
+        transfer = GitTransfer(git: configuration.gitExecutable, limits: limits, environment: environment)
+    }
+
+    /// A random server name kept in `server/identity`, so challenges and tokens survive restarts.
+    static func stableName(in directory: URL) throws -> String {
+        let url = directory.appendingPathComponent("identity")
+        if FileManager.default.fileExists(atPath: url.path) {
+            let text = String(decoding: try AtomicFile.read(url, maxBytes: 256, what: "server identity"), as: UTF8.self)
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let name = "cohort-server-" + UUID().uuidString.lowercased()
+        do {
+            try AtomicFile.write(Data((name + "\n").utf8), to: url, mode: 0o600, replacing: false)
+            return name
+        } catch {
+            return String(decoding: try AtomicFile.read(url, maxBytes: 256, what: "server identity"), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
+    /// The router with every route; tests drive it in process or over a socket.
+    public func router() -> Router<ServerContext> {
+        let router = Router(context: ServerContext.self)
+        router.add(middleware: AccessLog(logger: logger))
+        router.get("/.well-known/cohort") { [self] _, _ in
+            jsonResponse(ServerAPI.ServerInfo(version: CohortVersion.text, identity: identity))
+        }
+        addLinkRoutes(to: router)
+        addIdentityRoutes(to: router)
+        addGitRoutes(to: router)
+        return router
+    }
+
+    /// Binds, prints nothing, calls `onListening` with the bound port, and serves until SIGTERM or
+    /// SIGINT, then lets in-flight requests finish (bounded by the grace period).
+    public func run(onListening: @escaping @Sendable (Int) async -> Void) async throws {
+        let server: HTTPServerBuilder
+        let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(300)))
+        if let certificate = configuration.tlsCertificate, let key = configuration.tlsKey {
+            let tls = try TLSConfiguration.makeServerConfiguration(
+                certificateChain: NIOSSLCertificate.fromPEMFile(certificate.path).map { .certificate($0) },
+                privateKey: .privateKey(NIOSSLPrivateKey(file: key.path, format: .pem))
+            )
+            server = try .tls(http1, tlsConfiguration: tls)
+        } else {
+            server = http1
+        }
+        let application = Application(
+            router: router(),
+            server: server,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "cohort"),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+        try await application.runService()
+    }
+}
+
+extension CohortServer {
+    func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+        var body = ServerAPI.encode(value)
+        body.append(0x0A)
+        return Response(status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// The base URL links are made of: the public URL, or the scheme and Host of the request.
+    func baseURL(for request: Request) -> String {
+        if let publicURL = configuration.publicURL {
+            return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+        }
+        let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"
+        let safeHost = host.utf8.count <= 255 && host.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "<") }
+            ? host : "\(configuration.host):\(configuration.port)"
+        return "\(configuration.usesTLS ? "https" : "http")://\(safeHost)"
+    }
+
+    func link(_ identifier: String, for request: Request) -> String {
+        "\(baseURL(for: request))/\(ServerAPI.collaborationPrefix)/\(identifier)"
+    }
+
+    /// A bounded request body.
+    func collectBody(_ request: Request, what: String) async throws -> Data {
+        do {
+            var request = request
+            let buffer = try await request.collectBody(upTo: ServerAPI.maxBodyBytes)
+            return Data(buffer.readableBytesView)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw CohortError(.tooLarge, "\(what) is larger than \(ServerAPI.maxBodyBytes >> 10) KiB")
+        }
+    }
+}

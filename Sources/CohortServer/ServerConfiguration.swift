@@ -1,0 +1,103 @@
+import CohortIdentity
+import Foundation
+
+/// Everything `cohort serve` is told on its command line.
+public struct ServerConfiguration: Sendable {
+    /// Where collaborations and the server's keys live.
+    public var dataDirectory: URL
+    public var host: String
+    public var port: Int
+    /// The URL clients use (links and challenges name it); defaults to the listening address.
+    public var publicURL: String?
+    /// PEM certificate chain and private key: TLS when both are set.
+    public var tlsCertificate: URL?
+    public var tlsKey: URL?
+    /// The `cohort` binary the repositories' hooks call.
+    public var hookBinary: URL
+    /// The `git` that serves upload-pack and receive-pack.
+    public var gitExecutable: String
+    public var limits: ServerLimits
+
+    public init(
+        dataDirectory: URL, host: String = "127.0.0.1", port: Int = 8377, publicURL: String? = nil,
+        tlsCertificate: URL? = nil, tlsKey: URL? = nil, hookBinary: URL, gitExecutable: String = "/usr/bin/git",
+        limits: ServerLimits = ServerLimits()
+    ) {
+        self.dataDirectory = dataDirectory
+        self.host = host
+        self.port = port
+        self.publicURL = publicURL
+        self.tlsCertificate = tlsCertificate
+        self.tlsKey = tlsKey
+        self.hookBinary = hookBinary
+        self.gitExecutable = gitExecutable
+        self.limits = limits
+    }
+
+    public var usesTLS: Bool { tlsCertificate != nil }
+
+    /// The base URL of links, without a trailing slash.
+    public func baseURL(boundPort: Int) -> String {
+        if let publicURL {
+            return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+        }
+        let scheme = usesTLS ? "https" : "http"
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        return "\(scheme)://\(shownHost):\(boundPort)"
+    }
+
+    /// Checks what can be checked before binding.
+    public func validate() throws {
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw CohortError(.malformed, "--tls-cert and --tls-key go together", hint: "pass both, or neither for plain HTTP")
+        }
+        guard (0...65535).contains(port) else {
+            throw CohortError(.malformed, "port \(port) is out of range")
+        }
+        if let publicURL {
+            guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil,
+                  url.query == nil, url.fragment == nil, publicURL.utf8.count <= 200
+            else {
+                throw CohortError(.malformed, "--public-url '\(publicURL.prefix(60))' is not an http(s) URL",
+                                  hint: "e.g. https://cohort.example.org or https://example.org/cohort")
+            }
+        }
+        try limits.validate()
+    }
+}
+
+/// What one server accepts; every number from outside is bounded by one of these.
+public struct ServerLimits: Sendable {
+    /// Largest push (pack bytes after decompression).
+    public var maxPushBytes: Int = 2 << 30
+    /// Largest fetch negotiation request (after decompression).
+    public var maxFetchRequestBytes: Int = 64 << 20
+    /// git processes running at once; more get 429.
+    public var maxConcurrentTransfers: Int = 64
+    /// Wall-clock seconds one transfer may take.
+    public var maxTransferSeconds: Int = 3600
+    /// Challenge and token requests per client address per minute; more get 429.
+    public var identityRequestsPerMinute: Int = 120
+    /// Seconds a challenge may be answered.
+    public var challengeLifetime: UInt16 = 120
+    /// Seconds an access token lives.
+    public var tokenLifetime: Int = 600
+    /// Seconds in-flight requests get to finish after SIGTERM.
+    public var shutdownGraceSeconds: Int = 30
+
+    public init() {}
+
+    func validate() throws {
+        guard maxPushBytes > 0, maxFetchRequestBytes > 0, maxConcurrentTransfers > 0, maxTransferSeconds > 0,
+              identityRequestsPerMinute > 0
+        else {
+            throw CohortError(.malformed, "server limits must be positive")
+        }
+        guard (1...Challenge.maxLifetime).contains(challengeLifetime) else {
+            throw CohortError(.malformed, "the challenge lifetime must be 1 to \(Challenge.maxLifetime) s")
+        }
+        guard (10...86_400).contains(tokenLifetime) else {
+            throw CohortError(.malformed, "the token lifetime must be 10 s to 24 h")
+        }
+    }
+}
