@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "cohort", targets: ["cohort"]),
         .executable(name: "cohort-bench", targets: ["cohort-bench"]),
+        .executable(name: "git-credential-cohort", targets: ["git-credential-cohort"]),
         .library(name: "CohortIdentity", targets: ["CohortIdentity"]),
         .library(name: "CohortGit", targets: ["CohortGit"]),
     ],
@@ -139,8 +140,9 @@ let package = Package(
         .target(
             name: "CohortRemote",
             dependencies: [
-                "CohortIdentity", "CohortCollaboration", "CohortGit",
+                "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // `cohort serve`: git's smart HTTP behind proofs of identity.
@@ -173,8 +175,16 @@ let package = Package(
                 "CohortNotices",
                 "CohortSinks",
                 "WebhookSink",
+                "CohortRemote",
+                "CohortServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // git's credential helper for Cohort servers (`git config credential.helper cohort`).
+        .executableTarget(
+            name: "git-credential-cohort",
+            dependencies: ["CohortIdentity", "CohortCollaboration", "CohortRemote"]
         ),
         .executableTarget(
             name: "cohort-bench",

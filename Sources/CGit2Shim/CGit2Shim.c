@@ -19,3 +19,11 @@ int cohort_git_set_strict_hash_verification(int enabled) {
 int cohort_git_set_mwindow_mapped_limit(size_t bytes) {
     return git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, bytes);
 }
+
+int cohort_git_set_ssl_cert_file(const char *file) {
+    return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, NULL);
+}
+
+int cohort_git_set_user_agent(const char *agent) {
+    return git_libgit2_opts(GIT_OPT_SET_USER_AGENT, agent);
+}

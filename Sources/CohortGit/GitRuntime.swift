@@ -1,5 +1,6 @@
 import CGit2
 import CGit2Shim
+import Foundation
 
 /// libgit2's process-wide state, set up once before any repository is touched.
 public enum GitRuntime {
@@ -12,6 +13,10 @@ public enum GitRuntime {
         // against the disk, which `git fsck` checks, and costs an eighth of verification time.
         let rehash = cohort_git_set_strict_hash_verification(0)
         precondition(count > 0 && strict == 0 && rehash == 0, "libgit2 could not be initialised")
+        // HTTPS remotes with a private certificate authority: the same variable git itself reads.
+        if let authority = ProcessInfo.processInfo.environment["GIT_SSL_CAINFO"], !authority.isEmpty {
+            _ = cohort_git_set_ssl_cert_file(authority)
+        }
         return count
     }()
 

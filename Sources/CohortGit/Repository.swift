@@ -15,7 +15,7 @@ public final class Repository {
     /// How this handle was opened.
     public let origin: Origin
 
-    private init(_ pointer: OpaquePointer, origin: Origin) {
+    init(_ pointer: OpaquePointer, origin: Origin) {
         self.pointer = pointer
         self.origin = origin
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CohortIdentity
 
 @main
 struct Cohort: AsyncParsableCommand {
@@ -13,7 +14,7 @@ struct Cohort: AsyncParsableCommand {
         subcommands: [
             IdCommand.self, StartCommand.self, ParticipantsCommand.self, CommitCommand.self, CommentCommand.self,
             VerifyCommand.self, ExportCommand.self, NoticesCommand.self, SinksCommand.self, HookCommand.self,
-            ProofCommand.self, VersionCommand.self,
+            ProofCommand.self, ServeCommand.self, PublishCommand.self, CloneCommand.self, VersionCommand.self,
         ]
     )
 }

@@ -21,4 +21,10 @@ int cohort_git_set_strict_hash_verification(int enabled);
 /// Limits the total memory libgit2 may map for pack files.
 int cohort_git_set_mwindow_mapped_limit(size_t bytes);
 
+/// Trusts the certificates in `file` (PEM) for HTTPS remotes, in addition to none other.
+int cohort_git_set_ssl_cert_file(const char *file);
+
+/// Sets the User-Agent libgit2 sends over HTTP.
+int cohort_git_set_user_agent(const char *agent);
+
 #endif

@@ -1,0 +1,194 @@
+import CGit2
+import CohortIdentity
+import Foundation
+
+/// A username and password for an HTTP remote (Cohort servers take a token as the password).
+public struct RemoteCredential: Sendable {
+    public let username: String
+    public let password: String
+
+    public init(username: String, password: String) {
+        self.username = username
+        self.password = password
+    }
+}
+
+/// How far a fetch or clone is.
+public struct TransferProgress: Sendable {
+    public let receivedObjects: Int
+    public let indexedObjects: Int
+    public let totalObjects: Int
+    public let receivedBytes: Int
+}
+
+/// What libgit2 may call back during a transfer. The credential provider runs on the transfer's own
+/// thread and may block (it usually asks a server for a token).
+public struct RemoteCallbacks: Sendable {
+    /// Asked for a credential for `url`; `attempt` counts from 1. Throwing aborts the transfer with
+    /// that error.
+    public var credential: (@Sendable (_ url: String, _ attempt: Int) throws -> RemoteCredential)?
+    public var progress: (@Sendable (TransferProgress) -> Void)?
+    /// The server refused the credentials this many times: stop asking.
+    public var maxCredentialAttempts = 3
+
+    public init(credential: (@Sendable (_ url: String, _ attempt: Int) throws -> RemoteCredential)? = nil,
+                progress: (@Sendable (TransferProgress) -> Void)? = nil) {
+        self.credential = credential
+        self.progress = progress
+    }
+}
+
+/// The state one transfer's C callbacks share, reached through libgit2's payload pointer.
+final class TransferPayload {
+    let callbacks: RemoteCallbacks
+    var attempts = 0
+    /// The error a callback threw, reported instead of libgit2's "callback failed".
+    var error: (any Error)?
+    /// Refs the server refused in a push, with its reason.
+    var refused: [(ref: String, reason: String)] = []
+    /// What the server said on the side band (its hooks' output), bounded.
+    var remoteText = Data()
+
+    init(_ callbacks: RemoteCallbacks) {
+        self.callbacks = callbacks
+    }
+
+    func install(into callbacks: inout git_remote_callbacks) {
+        callbacks.payload = Unmanaged.passUnretained(self).toOpaque()
+        callbacks.credentials = { out, url, _, allowed, payload in
+            guard let out, let payload else { return GIT_PASSTHROUGH.rawValue }
+            let state = Unmanaged<TransferPayload>.fromOpaque(payload).takeUnretainedValue()
+            guard let provide = state.callbacks.credential,
+                  allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT.rawValue != 0
+            else { return GIT_PASSTHROUGH.rawValue }
+            state.attempts += 1
+            guard state.attempts <= state.callbacks.maxCredentialAttempts else {
+                state.error = CohortError(.unauthorized, "the server refused the credentials \(state.callbacks.maxCredentialAttempts) times",
+                                          hint: "check that you are a participant: `cohort id show`, and ask the owner")
+                return GIT_EUSER.rawValue
+            }
+            do {
+                let credential = try provide(url.map { String(cString: $0) } ?? "", state.attempts)
+                return git_credential_userpass_plaintext_new(out, credential.username, credential.password)
+            } catch {
+                state.error = error
+                return GIT_EUSER.rawValue
+            }
+        }
+        callbacks.transfer_progress = { stats, payload in
+            guard let stats, let payload else { return 0 }
+            let state = Unmanaged<TransferPayload>.fromOpaque(payload).takeUnretainedValue()
+            state.callbacks.progress?(TransferProgress(
+                receivedObjects: Int(stats.pointee.received_objects), indexedObjects: Int(stats.pointee.indexed_objects),
+                totalObjects: Int(stats.pointee.total_objects), receivedBytes: Int(stats.pointee.received_bytes)))
+            return 0
+        }
+        callbacks.sideband_progress = { text, length, payload in
+            guard let text, let payload, length > 0 else { return 0 }
+            let state = Unmanaged<TransferPayload>.fromOpaque(payload).takeUnretainedValue()
+            if state.remoteText.count < 64 << 10 {
+                state.remoteText.append(Data(bytes: text, count: Int(length)))
+            }
+            return 0
+        }
+        callbacks.push_update_reference = { ref, status, payload in
+            guard let payload, let status else { return 0 }
+            let state = Unmanaged<TransferPayload>.fromOpaque(payload).takeUnretainedValue()
+            state.refused.append((ref.map { String(cString: $0) } ?? "", String(cString: status)))
+            return 0
+        }
+    }
+
+    /// The error to report for a failed libgit2 call: the callback's own, else libgit2's.
+    func failure(_ result: Int32, _ action: String) -> any Error {
+        error ?? gitFailure(result, action)
+    }
+}
+
+/// One ref a push could not update, with the server's reason.
+public struct PushRefusal: Sendable, Equatable {
+    public let ref: String
+    public let reason: String
+}
+
+/// What a push did: the refused refs (none: everything was accepted) and the server's messages.
+public struct PushResult: Sendable {
+    public let refused: [PushRefusal]
+    /// The server's side-band lines (its hooks' output), progress lines left out.
+    public let remoteMessages: [String]
+
+    public var accepted: Bool { refused.isEmpty }
+}
+
+extension Repository {
+    /// Clones `url` into `directory` (which must not exist or be empty), checking out the remote's
+    /// default branch.
+    public static func clone(from url: String, into directory: URL, callbacks: RemoteCallbacks = RemoteCallbacks()) throws -> Repository {
+        GitRuntime.start()
+        var options = git_clone_options()
+        try check(git_clone_options_init(&options, UInt32(GIT_CLONE_OPTIONS_VERSION)), "clone options")
+        let payload = TransferPayload(callbacks)
+        payload.install(into: &options.fetch_opts.callbacks)
+        var repository: OpaquePointer?
+        let result = withExtendedLifetime(payload) { git_clone(&repository, url, directory.path, &options) }
+        guard result >= 0, let repository else { throw payload.failure(result, "cannot clone \(url)") }
+        return Repository(repository, origin: .path(directory))
+    }
+
+    /// The URL of remote `name`, or nil when there is no such remote.
+    public func remoteURL(_ name: String) throws -> String? {
+        var remote: OpaquePointer?
+        let result = git_remote_lookup(&remote, pointer, name)
+        if result == GIT_ENOTFOUND.rawValue || result == GIT_EINVALIDSPEC.rawValue { return nil }
+        try check(result, "cannot read remote \(name)")
+        defer { git_remote_free(remote) }
+        return git_remote_url(remote).map { String(cString: $0) }
+    }
+
+    /// Creates remote `name` with `url` and the usual fetch refspec, or points an existing one at `url`.
+    public func setRemote(_ name: String, url: String) throws {
+        if try remoteURL(name) != nil {
+            try check(git_remote_set_url(pointer, name, url), "cannot set the URL of remote \(name)")
+            return
+        }
+        var remote: OpaquePointer?
+        try check(git_remote_create(&remote, pointer, name, url), "cannot create remote \(name)")
+        git_remote_free(remote)
+    }
+
+    /// Fetches remote `name` with its configured refspecs (remote-tracking branches move).
+    public func fetch(remote name: String, callbacks: RemoteCallbacks = RemoteCallbacks()) throws {
+        var remote: OpaquePointer?
+        try check(git_remote_lookup(&remote, pointer, name), "there is no remote \(name)")
+        defer { git_remote_free(remote) }
+        var options = git_fetch_options()
+        try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), "fetch options")
+        let payload = TransferPayload(callbacks)
+        payload.install(into: &options.callbacks)
+        let result = withExtendedLifetime(payload) { git_remote_fetch(remote, nil, &options, nil) }
+        guard result >= 0 else { throw payload.failure(result, "cannot fetch from \(name)") }
+    }
+
+    /// Pushes `refspecs` to remote `name`. Returns the refs the server refused (libgit2 reports a
+    /// refused ref as success; the per-ref status is where the refusal is).
+    public func push(remote name: String, refspecs: [String], callbacks: RemoteCallbacks = RemoteCallbacks()) throws -> PushResult {
+        var remote: OpaquePointer?
+        try check(git_remote_lookup(&remote, pointer, name), "there is no remote \(name)")
+        defer { git_remote_free(remote) }
+        var options = git_push_options()
+        try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), "push options")
+        let payload = TransferPayload(callbacks)
+        payload.install(into: &options.callbacks)
+        let strings = refspecs.map { strdup($0) }
+        defer { strings.forEach { free($0) } }
+        let result = strings.withUnsafeBufferPointer { buffer -> Int32 in
+            var array = git_strarray(strings: UnsafeMutablePointer(mutating: buffer.baseAddress), count: buffer.count)
+            return withExtendedLifetime(payload) { git_remote_push(remote, &array, &options) }
+        }
+        guard result >= 0 else { throw payload.failure(result, "cannot push to \(name)") }
+        let lines = String(decoding: payload.remoteText, as: UTF8.self)
+            .split(whereSeparator: { $0 == "\n" || $0 == "\r" }).map(String.init)
+            .filter { !$0.isEmpty && !$0.hasPrefix("Resolving deltas") }
+        return PushResult(refused: payload.refused.map { PushRefusal(ref: $0.ref, reason: $0.reason) }, remoteMessages: lines)
+    }
+}

@@ -1,0 +1,97 @@
+import AsyncHTTPClient
+import CohortCollaboration
+import CohortIdentity
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+/// Talks to a Cohort server's identity API: links, challenges, tokens, publishing. One client per
+/// use; `shutdown()` when done.
+public final class ServerClient: Sendable {
+    let http: HTTPClient
+    /// Seconds any one request may take.
+    let timeout: Int64
+
+    /// - Parameter certificateAuthority: a PEM file of trusted certificates for `https` servers;
+    ///   defaults to `GIT_SSL_CAINFO`, as git reads it, then the system's.
+    public init(certificateAuthority: String? = ProcessInfo.processInfo.environment["GIT_SSL_CAINFO"], timeout: Int64 = 30) {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let certificateAuthority, !certificateAuthority.isEmpty {
+            tls.trustRoots = .file(certificateAuthority)
+        }
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(timeout))
+        http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.timeout = timeout
+    }
+
+    public func shutdown() async {
+        try? await http.shutdown()
+    }
+
+    /// `GET /.well-known/cohort` at `base`: nil when the server there is not Cohort's.
+    public func serverInfo(base: String) async -> ServerAPI.ServerInfo? {
+        guard let (status, body) = try? await send("GET", "\(base)/.well-known/cohort", body: nil), status == 200 else { return nil }
+        guard let info = try? ServerAPI.decode(ServerAPI.ServerInfo.self, from: body, what: "server info"), info.server == "cohort" else {
+            return nil
+        }
+        return info
+    }
+
+    /// The link's public description.
+    public func linkInfo(_ link: CollaborationLink) async throws -> ServerAPI.LinkInfo {
+        try await call("GET", link.url, body: nil, as: ServerAPI.LinkInfo.self)
+    }
+
+    public func challenge(_ link: CollaborationLink, operation: ChallengeOperation) async throws -> ServerAPI.ChallengeResponse {
+        try await call("POST", "\(link.url)/challenge", body: ServerAPI.encode(ServerAPI.ChallengeRequest(operation: operation)),
+                       as: ServerAPI.ChallengeResponse.self)
+    }
+
+    public func token(_ link: CollaborationLink, operation: ChallengeOperation, proof: SignedIdentityProof) async throws -> ServerAPI.TokenResponse {
+        try await call("POST", "\(link.url)/token", body: ServerAPI.encode(ServerAPI.TokenRequest(operation: operation, proof: proof)),
+                       as: ServerAPI.TokenResponse.self)
+    }
+
+    public func publish(_ link: CollaborationLink, request: ServerAPI.PublishRequest) async throws -> ServerAPI.PublishResponse {
+        try await call("PUT", link.url, body: ServerAPI.encode(request), as: ServerAPI.PublishResponse.self)
+    }
+
+    /// One JSON call: a 2xx body decoded as `type`, an error body as its `CohortError`.
+    func call<T: Decodable>(_ method: String, _ url: String, body: Data?, as type: T.Type) async throws -> T {
+        let (status, data) = try await send(method, url, body: body)
+        guard (200..<300).contains(status) else {
+            if let error = try? ServerAPI.decode(ServerAPI.ErrorBody.self, from: data, what: "error") {
+                throw error.cohortError
+            }
+            throw CohortError(.network, "\(url) answered HTTP \(status), not Cohort's API", hint: "check the link: is it a Cohort server?")
+        }
+        do {
+            return try ServerAPI.decode(type, from: data, what: "the server's answer")
+        } catch {
+            throw CohortError(.network, "\(url) did not answer in Cohort's API", hint: "check the link: is it a Cohort server?")
+        }
+    }
+
+    private func send(_ method: String, _ url: String, body: Data?) async throws -> (Int, Data) {
+        var request = HTTPClientRequest(url: url)
+        request.method = HTTPMethod(rawValue: method)
+        request.headers.add(name: "Accept", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "cohort/\(CohortVersion.text)")
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        do {
+            let response = try await http.execute(request, timeout: .seconds(timeout))
+            let buffer = try await response.body.collect(upTo: ServerAPI.maxBodyBytes)
+            return (Int(response.status.code), Data(buffer.readableBytesView))
+        } catch let error as CohortError {
+            throw error
+        } catch {
+            throw CohortError(.network, "cannot reach \(url): \(String(describing: error).prefix(200))",
+                              hint: "check the address and that the server runs")
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import CohortCollaboration
+import CohortIdentity
+import Foundation
+
+/// The challenge–response that buys an access token: ask the server for a challenge, sign it with
+/// this device's key diversified for the collaboration, send the proof. A person with several card
+/// versions tries each (newest first) until one's root is a participant.
+public struct TokenExchange: Sendable {
+    /// Card versions tried at most.
+    static let maxCards = 4
+
+    public let home: IdentityHome
+    public let client: ServerClient
+
+    public init(home: IdentityHome, client: ServerClient) {
+        self.home = home
+        self.client = client
+    }
+
+    /// A token for `operation` (`pull` or `push`) on `link`.
+    public func token(_ link: CollaborationLink, operation: ChallengeOperation) async throws -> ServerAPI.TokenResponse {
+        let device = try home.loadDevice()
+        let cards = Array(try home.cardHistory().prefix(Self.maxCards))
+        var firstError: CohortError?
+        for card in cards {
+            let challenge = try await client.challenge(link, operation: operation)
+            let proof = try Self.sign(challenge, for: link, device: device, card: card)
+            do {
+                return try await client.token(link, operation: operation, proof: proof)
+            } catch let error as CohortError where error.code == .unknownRoot {
+                firstError = firstError ?? error
+            }
+        }
+        throw firstError ?? CohortError(.noIdentity, "this device has no card", hint: "cohort id init")
+    }
+
+    /// Signs the challenge with `device`'s key, diversified with the salt the server sent.
+    static func sign(_ challenge: ServerAPI.ChallengeResponse, for link: CollaborationLink, device: LocalDevice,
+                     card: IdentityCard) throws -> SignedIdentityProof {
+        guard let text = challenge.collaboration.salt else {
+            throw CohortError(.network, "the server sent no salt for \(link.identifier)")
+        }
+        let salt = try Base64Field.decode(text, field: "salt", maxBytes: CollaborationContext.saltBytes)
+        let context = try CollaborationContext(identifier: link.identifier, salt: salt)
+        return try proof(answering: challenge, for: link, with: CollaborationSigner(device: device, card: card, context: context))
+    }
+
+    /// A signed identity proof over the challenge's bytes, unchanged, by `signer`.
+    static func proof(answering challenge: ServerAPI.ChallengeResponse, for link: CollaborationLink,
+                      with signer: CollaborationSigner) throws -> SignedIdentityProof {
+        guard challenge.collaboration.identifier == link.identifier else {
+            throw CohortError(.network, "the server answered for another collaboration")
+        }
+        let message = try Base64Field.decode(challenge.challenge, field: "challenge", maxBytes: Challenge.maxBytes)
+        return SignedIdentityProof(scheme: signer.root.scheme, proof: signer.proof, signature: try signer.key.signature(for: message),
+                                   message: message)
+    }
+
+    /// `token`, for callers on a thread that may block (libgit2's credential callback).
+    public func blockingToken(_ link: CollaborationLink, operation: ChallengeOperation) throws -> ServerAPI.TokenResponse {
+        try Blocking.wait { try await token(link, operation: operation) }
+    }
+}
+
+/// Runs async work to completion from synchronous code. Only for threads outside Swift's cooperative
+/// pool (the main thread, libgit2's transfer thread): it blocks the caller.
+public enum Blocking {
+    private final class Box<T>: @unchecked Sendable {
+        var result: Result<T, any Error>?
+    }
+
+    public static func wait<T>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+        let box = Box<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                box.result = .success(try await work())
+            } catch {
+                box.result = .failure(error)
+            }
+            done.signal()
+        }
+        done.wait()
+        guard let result = box.result else {
+            throw CohortError(.io, "an operation ended without a result")
+        }
+        return try result.get()
+    }
+}

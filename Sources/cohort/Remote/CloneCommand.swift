@@ -1,0 +1,47 @@
+import ArgumentParser
+import CohortIdentity
+import CohortRemote
+import CohortWorkspace
+import Foundation
+
+struct CloneCommand: CohortCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clone",
+        abstract: "Clone a collaboration from its link, proving your identity with this device's key, and verify it.",
+        discussion: "The clone is verified by the same rules as `cohort verify` before it is used; a history that fails is removed again. Progress goes to standard error on a terminal; the workspace's folder is printed on standard output."
+    )
+
+    @Argument(help: ArgumentHelp("The collaboration link, https://host/c/<identifier>.", valueName: "LINK"))
+    var link: String
+
+    @Argument(help: ArgumentHelp("Where to put the workspace (default: a folder named after the title).", valueName: "DIR"))
+    var directory: String?
+
+    @OptionGroup var home: HomeOptions
+
+    func execute() throws {
+        let link = try CollaborationLink(link)
+        let client = ServerClient()
+        defer { try? Blocking.wait { await client.shutdown() } }
+        let target: URL
+        if let directory {
+            target = URL(fileURLWithPath: directory, isDirectory: true)
+        } else {
+            let info = try Blocking.wait { try await client.linkInfo(link) }
+            target = URL(fileURLWithPath: Self.folderName(for: info.title, fallback: link.identifier), isDirectory: true)
+        }
+        let outcome = try Workspace.clone(link, into: target, home: home.home, client: client,
+                                          progress: TerminalProgress.make(label: "Receiving objects"))
+        TerminalProgress.finish()
+        let participants = outcome.info.participants.map { ", \($0) participants" } ?? ""
+        Terminal.note("cloned '\(outcome.info.title)' by \(outcome.info.initiator.name)\(participants); \(outcome.report.commits) commits verified")
+        Terminal.print(target.standardizedFileURL.path)
+    }
+
+    /// A folder name from a title: letters, digits, '-', '_' and spaces turned into '-'.
+    static func folderName(for title: String, fallback: String) -> String {
+        let cleaned = title.lowercased().map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "-" }
+        let name = String(cleaned).split(separator: "-").joined(separator: "-")
+        return name.isEmpty || name.utf8.count > 100 ? fallback : name
+    }
+}

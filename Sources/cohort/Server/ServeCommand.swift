@@ -1,0 +1,94 @@
+import ArgumentParser
+import CohortIdentity
+import CohortServer
+import Foundation
+import Logging
+
+struct ServeCommand: AsyncCohortCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Host collaborations over git's smart HTTP; every pull and push needs a proof of identity.",
+        discussion: """
+        Collaborations live as bare repositories under DIR/collaborations (Cohort's hooks installed), the
+        server's keys under DIR/server (0600), and DIR/sinks.toml (optional) names sinks for every
+        collaboration's notices. Prints `listening on URL` when ready; logs are JSON lines on standard
+        error. SIGTERM or SIGINT stops accepting and lets running requests finish. See Docs/Server.md.
+        """
+    )
+
+    @Option(help: ArgumentHelp("The data directory (created if missing).", valueName: "DIR"))
+    var data: String
+
+    @Option(help: ArgumentHelp("Address and port to listen on; port 0 picks a free one.", valueName: "HOST:PORT"))
+    var listen = "127.0.0.1:8377"
+
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain: serve HTTPS (with --tls-key).", valueName: "FILE"))
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key of the certificate.", valueName: "FILE"))
+    var tlsKey: String?
+
+    @Option(name: .customLong("public-url"), help: ArgumentHelp("The URL clients reach this server at (behind a proxy); links and challenges name it.", valueName: "URL"))
+    var publicURL: String?
+
+    @Option(name: .customLong("max-push-mb"), help: ArgumentHelp("Largest push accepted, in MiB.", valueName: "N"))
+    var maxPushMB = 2048
+
+    @Option(name: .customLong("max-transfers"), help: ArgumentHelp("git transfers running at once; more are answered 429.", valueName: "N"))
+    var maxTransfers = 64
+
+    @Option(name: .customLong("token-lifetime"), help: ArgumentHelp("Seconds an access token lives.", valueName: "S"))
+    var tokenLifetime = 600
+
+    @Option(name: .customLong("identity-rate"), help: ArgumentHelp("Challenge and token requests per client address per minute.", valueName: "N"))
+    var identityRate = 120
+
+    @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "LEVEL"))
+    var logLevel = "info"
+
+    func execute() async throws {
+        let (host, port) = try Self.parseListen(listen)
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw CohortError(.malformed, "--log-level \(logLevel) is not a level", hint: "use trace, debug, info, notice, warning, error or critical")
+        }
+        guard maxPushMB > 0, maxPushMB <= 1 << 20 else {
+            throw CohortError(.malformed, "--max-push-mb must be 1 to \(1 << 20)")
+        }
+        var limits = ServerLimits()
+        limits.maxPushBytes = maxPushMB << 20
+        limits.maxConcurrentTransfers = maxTransfers
+        limits.tokenLifetime = tokenLifetime
+        limits.identityRequestsPerMinute = identityRate
+        let configuration = ServerConfiguration(
+            dataDirectory: URL(fileURLWithPath: data, isDirectory: true), host: host, port: port, publicURL: publicURL,
+            tlsCertificate: tlsCert.map { URL(fileURLWithPath: $0) }, tlsKey: tlsKey.map { URL(fileURLWithPath: $0) },
+            hookBinary: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
+            gitExecutable: try Self.findGit(), limits: limits
+        )
+        LoggingSystem.bootstrap { JSONLogHandler(label: $0, level: level) }
+        let server = try CohortServer(configuration: configuration, logger: Logger(label: "cohort.serve"))
+        try await server.run { boundPort in
+            Terminal.print("listening on \(configuration.baseURL(boundPort: boundPort)) (data \(configuration.dataDirectory.path))")
+        }
+        Terminal.note("cohort serve: stopped")
+    }
+
+    /// `HOST:PORT`, `[v6]:PORT` or `:PORT` (all addresses).
+    static func parseListen(_ text: String) throws -> (String, Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+            throw CohortError(.malformed, "--listen \(text.prefix(60)) is not HOST:PORT", hint: "e.g. 127.0.0.1:8377, or :8377 for every address")
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host.isEmpty ? "0.0.0.0" : host, port)
+    }
+
+    static func findGit() throws -> String {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = "\(directory)/git"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        throw CohortError(.io, "git is not installed (not found on PATH)", hint: "install git: apt-get install git")
+    }
+}

@@ -1,0 +1,80 @@
+// git-credential-cohort: git's credential helper for Cohort servers.
+//
+//     git config --global credential.helper cohort
+//     git config --global credential.useHttpPath true
+//
+// For `get` on an http(s) URL of a collaboration (`…/c/<identifier>`) served by Cohort, it fetches a
+// challenge, signs it with this device's key (from $COHORT_HOME), and answers with a short-lived
+// token as the password: a push token when this participant may push, else a pull token. Hosts that
+// are not Cohort servers, and every other operation (`store`, `erase`), get no answer, so git moves
+// on to its other helpers. A refusal (not a participant, removed) is printed and ends git's asking.
+import CohortCollaboration
+import CohortIdentity
+import CohortRemote
+import Foundation
+
+/// Largest input git may send, in bytes.
+let maxInputBytes = 64 << 10
+
+func note(_ text: String) {
+    FileHandle.standardError.write(Data("cohort: \(text)\n".utf8))
+}
+
+func readRequest() -> [String: String] {
+    var fields: [String: String] = [:]
+    let data = FileHandle.standardInput.readData(ofLength: maxInputBytes)
+    for line in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
+        if line.isEmpty { break }
+        guard let equals = line.firstIndex(of: "=") else { continue }
+        fields[String(line[..<equals])] = String(line[line.index(after: equals)...])
+    }
+    return fields
+}
+
+func answer(_ request: [String: String]) async -> String? {
+    guard let scheme = request["protocol"], scheme == "http" || scheme == "https", let host = request["host"] else { return nil }
+    let client = ServerClient()
+    defer { Task { await client.shutdown() } }
+    guard let path = request["path"] else {
+        if await client.serverInfo(base: "\(scheme)://\(host)") != nil {
+            note("\(host) is a Cohort server, but git did not say which collaboration; run `git config --global credential.useHttpPath true`")
+        }
+        return nil
+    }
+    guard let link = try? CollaborationLink("\(scheme)://\(host)/\(path)"), await client.serverInfo(base: link.base) != nil else {
+        return nil
+    }
+    let exchange = TokenExchange(home: IdentityHome.fromEnvironment(), client: client)
+    do {
+        let token: ServerAPI.TokenResponse
+        do {
+            token = try await exchange.token(link, operation: .push)
+        } catch let error as CohortError where error.code == .notPermitted {
+            token = try await exchange.token(link, operation: .pull)
+        }
+        return "username=cohort\npassword=\(token.token)\npassword_expiry_utc=\(Int(token.expiresAt.timeIntervalSince1970))\n"
+    } catch let error as CohortError {
+        note("error: \(error.description)")
+        // This host is Cohort's and said no: asking other helpers or the terminal cannot help.
+        return error.code == .network ? nil : "quit=1\n"
+    } catch {
+        note("error: \(error)")
+        return nil
+    }
+}
+
+let action = CommandLine.arguments.dropFirst().last ?? ""
+switch action {
+case "get":
+    if let text = await answer(readRequest()) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+case "store", "erase":
+    // Tokens live minutes; nothing is kept.
+    _ = readRequest()
+case "--version", "version":
+    print("git-credential-cohort \(CohortVersion.text)")
+default:
+    // Unknown operations are ignored, as git's protocol asks.
+    break
+}
