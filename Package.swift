@@ -237,6 +237,14 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        .testTarget(
+            name: "CohortServerTests",
+            dependencies: [
+                "cohort", "git-credential-cohort", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortWorkspace",
+                "CohortRemote", "CohortServer", "CohortTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

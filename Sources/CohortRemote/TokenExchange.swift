@@ -35,7 +35,7 @@ public struct TokenExchange: Sendable {
     }
 
     /// Signs the challenge with `device`'s key, diversified with the salt the server sent.
-    static func sign(_ challenge: ServerAPI.ChallengeResponse, for link: CollaborationLink, device: LocalDevice,
+    public static func sign(_ challenge: ServerAPI.ChallengeResponse, for link: CollaborationLink, device: LocalDevice,
                      card: IdentityCard) throws -> SignedIdentityProof {
         guard let text = challenge.collaboration.salt else {
             throw CohortError(.network, "the server sent no salt for \(link.identifier)")

@@ -134,7 +134,7 @@ extension CohortServer {
             var request = request
             let buffer = try await request.collectBody(upTo: ServerAPI.maxBodyBytes)
             return Data(buffer.readableBytesView)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
             throw CohortError(.tooLarge, "\(what) is larger than \(ServerAPI.maxBodyBytes >> 10) KiB")
         }
     }

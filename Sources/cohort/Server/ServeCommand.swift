@@ -40,6 +40,9 @@ struct ServeCommand: AsyncCohortCommand {
     @Option(name: .customLong("token-lifetime"), help: ArgumentHelp("Seconds an access token lives.", valueName: "S"))
     var tokenLifetime = 600
 
+    @Option(name: .customLong("challenge-lifetime"), help: ArgumentHelp("Seconds a challenge may be answered (1 to 300).", valueName: "S"))
+    var challengeLifetime = 120
+
     @Option(name: .customLong("identity-rate"), help: ArgumentHelp("Challenge and token requests per client address per minute.", valueName: "N"))
     var identityRate = 120
 
@@ -59,6 +62,10 @@ struct ServeCommand: AsyncCohortCommand {
         limits.maxConcurrentTransfers = maxTransfers
         limits.tokenLifetime = tokenLifetime
         limits.identityRequestsPerMinute = identityRate
+        guard (1...Int(Challenge.maxLifetime)).contains(challengeLifetime) else {
+            throw CohortError(.malformed, "--challenge-lifetime must be 1 to \(Challenge.maxLifetime) seconds")
+        }
+        limits.challengeLifetime = UInt16(challengeLifetime)
         let configuration = ServerConfiguration(
             dataDirectory: URL(fileURLWithPath: data, isDirectory: true), host: host, port: port, publicURL: publicURL,
             tlsCertificate: tlsCert.map { URL(fileURLWithPath: $0) }, tlsKey: tlsKey.map { URL(fileURLWithPath: $0) },
