@@ -2,7 +2,9 @@
 # of $commits signed commits (1 argument, default 10000) in $work/history, packs it as a clone or
 # `git gc` would, leaves the shell there with $total commits, and defines the timing helpers.
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+scripts="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$scripts/timing.sh"
+cd "$scripts/.."
 commits=${1:-10000}
 swift build -c release --product cohort >/dev/null
 swift build -c release --product cohort-bench >/dev/null
@@ -16,6 +18,3 @@ cd "$work/history"
 git repack -adq
 total=$(git rev-list --count HEAD)
 
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f\n", b - a }'; }
-best() { sort -g | head -1; }

@@ -17,8 +17,20 @@ public struct TokenExchange: Sendable {
         self.client = client
     }
 
-    /// A token for `operation` (`pull` or `push`) on `link`.
+    /// A token for `operation` (`pull` or `push`) on `link`: a cached one while it lasts, else a
+    /// new one (which is cached).
     public func token(_ link: CollaborationLink, operation: ChallengeOperation) async throws -> ServerAPI.TokenResponse {
+        let cache = TokenCache(home: home)
+        if let cached = cache.token(for: link, access: operation == .push ? .readWrite : .read) {
+            return cached
+        }
+        let token = try await exchange(link, operation: operation)
+        cache.store(token, for: link)
+        return token
+    }
+
+    /// The challenge–response itself, without the cache.
+    public func exchange(_ link: CollaborationLink, operation: ChallengeOperation) async throws -> ServerAPI.TokenResponse {
         let device = try home.loadDevice()
         let cards = Array(try home.cardHistory().prefix(Self.maxCards))
         var firstError: CohortError?
@@ -56,9 +68,11 @@ public struct TokenExchange: Sendable {
                                    message: message)
     }
 
-    /// `token`, for callers on a thread that may block (libgit2's credential callback).
-    public func blockingToken(_ link: CollaborationLink, operation: ChallengeOperation) throws -> ServerAPI.TokenResponse {
-        try Blocking.wait { try await token(link, operation: operation) }
+    /// For libgit2's credential callback (a thread that may block): the first attempt may use the
+    /// cache; a later one means the server refused that token, so it is dropped and a new one bought.
+    public func blockingToken(_ link: CollaborationLink, operation: ChallengeOperation, attempt: Int) throws -> ServerAPI.TokenResponse {
+        if attempt > 1 { TokenCache(home: home).remove(for: link) }
+        return try Blocking.wait { try await token(link, operation: operation) }
     }
 }
 

@@ -43,11 +43,12 @@ extension Workspace {
             return try await client.publish(link, request: ServerAPI.PublishRequest(collaboration: fileBytes, genesis: genesis.hex, proof: proof))
         }
         try repository.setRemote(remote, url: registered.gitURL)
+        TokenCache(home: home).store(registered.token, for: link)
         let exchange = TokenExchange(home: home, client: client)
         let first = registered.token.token
         let result = try repository.push(remote: remote, refspecs: ["\(head.branch):\(CohortLayout.defaultBranch)"], callbacks: RemoteCallbacks(
             credential: { _, attempt in
-                let token = attempt == 1 ? first : try exchange.blockingToken(link, operation: .push).token
+                let token = attempt == 1 ? first : try exchange.blockingToken(link, operation: .push, attempt: attempt).token
                 return RemoteCredential(username: "cohort", password: token)
             },
             progress: progress

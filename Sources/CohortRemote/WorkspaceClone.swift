@@ -43,8 +43,8 @@ extension Workspace {
         _ = try home.loadDevice()
         do {
             let repository = try Repository.clone(from: link.url, into: directory, callbacks: RemoteCallbacks(
-                credential: { _, _ in
-                    RemoteCredential(username: "cohort", password: try exchange.blockingToken(link, operation: .pull).token)
+                credential: { _, attempt in
+                    RemoteCredential(username: "cohort", password: try exchange.blockingToken(link, operation: .pull, attempt: attempt).token)
                 },
                 progress: progress
             ))

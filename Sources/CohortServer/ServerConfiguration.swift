@@ -82,8 +82,6 @@ public struct ServerLimits: Sendable {
     public var challengeLifetime: UInt16 = 120
     /// Seconds an access token lives.
     public var tokenLifetime: Int = 600
-    /// Seconds in-flight requests get to finish after SIGTERM.
-    public var shutdownGraceSeconds: Int = 30
 
     public init() {}
 

@@ -31,8 +31,28 @@ func readRequest() -> [String: String] {
     return fields
 }
 
+/// The collaboration link git asks about, when the request names one.
+func link(of request: [String: String]) -> CollaborationLink? {
+    guard let scheme = request["protocol"], scheme == "http" || scheme == "https", let host = request["host"],
+          let path = request["path"]
+    else { return nil }
+    return try? CollaborationLink("\(scheme)://\(host)/\(path)")
+}
+
+func credential(_ token: ServerAPI.TokenResponse) -> String {
+    "username=cohort\npassword=\(token.token)\npassword_expiry_utc=\(Int(token.expiresAt.timeIntervalSince1970))\n"
+}
+
+/// A token bought earlier (and only ever bought from a Cohort server), without starting anything
+/// asynchronous: git runs the helper for every command.
+func cachedAnswer(_ request: [String: String]) -> String? {
+    guard let link = link(of: request), let cached = TokenCache(home: IdentityHome.fromEnvironment()).tokenForGit(link) else { return nil }
+    return credential(cached)
+}
+
 func answer(_ request: [String: String]) async -> String? {
     guard let scheme = request["protocol"], scheme == "http" || scheme == "https", let host = request["host"] else { return nil }
+    let home = IdentityHome.fromEnvironment()
     let client = ServerClient()
     defer { Task { await client.shutdown() } }
     guard let path = request["path"] else {
@@ -44,15 +64,16 @@ func answer(_ request: [String: String]) async -> String? {
     guard let link = try? CollaborationLink("\(scheme)://\(host)/\(path)"), await client.serverInfo(base: link.base) != nil else {
         return nil
     }
-    let exchange = TokenExchange(home: IdentityHome.fromEnvironment(), client: client)
+    let exchange = TokenExchange(home: home, client: client)
     do {
         let token: ServerAPI.TokenResponse
         do {
             token = try await exchange.token(link, operation: .push)
         } catch let error as CohortError where error.code == .notPermitted {
-            token = try await exchange.token(link, operation: .pull)
+            token = try await exchange.exchange(link, operation: .pull)
+            TokenCache(home: home).store(token, for: link, pushRefused: true)
         }
-        return "username=cohort\npassword=\(token.token)\npassword_expiry_utc=\(Int(token.expiresAt.timeIntervalSince1970))\n"
+        return credential(token)
     } catch let error as CohortError {
         note("error: \(error.description)")
         // This host is Cohort's and said no: asking other helpers or the terminal cannot help.
@@ -66,11 +87,19 @@ func answer(_ request: [String: String]) async -> String? {
 let action = CommandLine.arguments.dropFirst().last ?? ""
 switch action {
 case "get":
-    if let text = await answer(readRequest()) {
+    let request = readRequest()
+    if let text = cachedAnswer(request) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    } else if let text = await answer(request) {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
-case "store", "erase":
-    // Tokens live minutes; nothing is kept.
+case "erase":
+    // git says the server refused this token: forget it, so the next `get` buys a new one.
+    if let link = link(of: readRequest()) {
+        TokenCache(home: IdentityHome.fromEnvironment()).remove(for: link)
+    }
+case "store":
+    // The helper keeps the tokens it bought itself; git has nothing to add.
     _ = readRequest()
 case "--version", "version":
     print("git-credential-cohort \(CohortVersion.text)")
