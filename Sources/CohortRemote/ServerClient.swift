@@ -21,7 +21,7 @@ public final class ServerClient: Sendable {
             tls.trustRoots = .file(certificateAuthority)
         }
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
-        configuration.timeout = .init(connect: .seconds(10), read: .seconds(timeout))
+        configuration.timeout = .init(connect: .seconds(5), read: .seconds(timeout))
         http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.timeout = timeout
     }
@@ -32,7 +32,8 @@ public final class ServerClient: Sendable {
 
     /// `GET /.well-known/cohort` at `base`: nil when the server there is not Cohort's.
     public func serverInfo(base: String) async -> ServerAPI.ServerInfo? {
-        guard let (status, body) = try? await send("GET", "\(base)/.well-known/cohort", body: nil), status == 200 else { return nil }
+        // Short: a host that is not Cohort's (or is down) must not hold git up.
+        guard let (status, body) = try? await send("GET", "\(base)/.well-known/cohort", body: nil, timeout: 3), status == 200 else { return nil }
         guard let info = try? ServerAPI.decode(ServerAPI.ServerInfo.self, from: body, what: "server info"), info.server == "cohort" else {
             return nil
         }
@@ -74,7 +75,7 @@ public final class ServerClient: Sendable {
         }
     }
 
-    private func send(_ method: String, _ url: String, body: Data?) async throws -> (Int, Data) {
+    private func send(_ method: String, _ url: String, body: Data?, timeout: Int64? = nil) async throws -> (Int, Data) {
         var request = HTTPClientRequest(url: url)
         request.method = HTTPMethod(rawValue: method)
         request.headers.add(name: "Accept", value: "application/json")
@@ -84,7 +85,8 @@ public final class ServerClient: Sendable {
             request.body = .bytes(ByteBuffer(bytes: body))
         }
         do {
-            let response = try await http.execute(request, timeout: .seconds(timeout))
+            // AsyncHTTPClient retries a refused connection until the deadline.
+            let response = try await http.execute(request, timeout: .seconds(timeout ?? self.timeout))
             let buffer = try await response.body.collect(upTo: ServerAPI.maxBodyBytes)
             return (Int(response.status.code), Data(buffer.readableBytesView))
         } catch let error as CohortError {
