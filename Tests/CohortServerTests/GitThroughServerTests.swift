@@ -51,6 +51,23 @@ struct GitThroughServerTests {
         #expect(FileManager.default.fileExists(atPath: hosted.temp.path("baking-recipes/shortbread.md").path))
     }
 
+    @Test("a history that fails verification is not kept by cohort clone")
+    func unverifiableCloneRemoved() throws {
+        let hosted = try Hosted()
+        // An unsigned commit slipped into the server's repository past the hook (fetched in directly).
+        let owner = hosted.scenario.owner.directory
+        _ = try run("git", ["-c", "user.name=Mallory", "-c", "user.email=m@example.com", "commit", "-q", "--allow-empty", "-m", "unsigned"], in: owner)
+        let bare = hosted.temp.path("data/collaborations/\(hosted.identifier).git")
+        #expect(try run("git", ["--git-dir", bare.path, "fetch", "-q", owner.path, "+main:main"], in: hosted.temp.url).status == 0)
+
+        let target = hosted.temp.path("bo")
+        let cloned = try hosted.cohort(["clone", hosted.link, target.path], as: hosted.scenario.bo.home)
+        #expect(cloned.status == 1)
+        #expect(cloned.stderr.hasPrefix("error: E_BAD_SIGNATURE: "), "\(cloned.stderr)")
+        #expect(cloned.stderr.contains("the clone was removed"))
+        #expect(!FileManager.default.fileExists(atPath: target.path))
+    }
+
     @Test("someone never invited gets nothing, through git or cohort clone")
     func outsiderRefused() throws {
         let hosted = try Hosted()
