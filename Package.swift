@@ -145,6 +145,11 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // `cohort sync`, `status` and `watch`: local-first sync through any git remote.
+        .target(
+            name: "CohortSync",
+            dependencies: ["CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace", "CohortRemote"]
+        ),
         // `cohort serve`: git's smart HTTP behind proofs of identity.
         .target(
             name: "CohortServer",
@@ -177,6 +182,7 @@ let package = Package(
                 "WebhookSink",
                 "CohortRemote",
                 "CohortServer",
+                "CohortSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

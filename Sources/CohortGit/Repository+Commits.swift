@@ -158,4 +158,14 @@ extension Repository {
     public func firstParentLine(from commit: ObjectID) throws -> [ObjectID] {
         try walk(from: commit, hiding: [], sorting: GIT_SORT_NONE.rawValue, firstParentOnly: true)
     }
+
+    /// How many commits `local` has that `upstream` lacks, and the reverse.
+    public func aheadBehind(_ local: ObjectID, _ upstream: ObjectID) throws -> (ahead: Int, behind: Int) {
+        var ahead = 0
+        var behind = 0
+        var a = local.raw
+        var b = upstream.raw
+        try check(git_graph_ahead_behind(&ahead, &behind, pointer, &a, &b), "cannot compare \(local.hex) with \(upstream.hex)")
+        return (ahead, behind)
+    }
 }

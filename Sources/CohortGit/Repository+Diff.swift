@@ -134,7 +134,7 @@ extension Repository {
         }
     }
 
-    private func withOptionalTree<T>(_ id: ObjectID?, _ body: (OpaquePointer?) throws -> T) throws -> T {
+    func withOptionalTree<T>(_ id: ObjectID?, _ body: (OpaquePointer?) throws -> T) throws -> T {
         guard let id else { return try body(nil) }
         return try withTree(id, body)
     }

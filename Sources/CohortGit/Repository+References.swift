@@ -74,6 +74,13 @@ extension Repository {
     }
 
     /// Points HEAD at `branch` (a full reference name), born or not.
+    /// Deletes reference `name` (nothing happens when there is none).
+    public func deleteReference(_ name: String) throws {
+        let result = git_reference_remove(pointer, name)
+        if result == GIT_ENOTFOUND.rawValue { return }
+        try check(result, "cannot delete \(name)")
+    }
+
     public func setHead(to branch: String) throws {
         try check(git_repository_set_head(pointer, branch), "cannot point HEAD at \(branch)")
     }

@@ -8,7 +8,7 @@ extension Repository {
     /// Creates a commit signed by `signer`, with its `Cohort-Proof` trailer, and runs it through the
     /// verification core (its parents trusted) before returning it. No reference moves: a refused
     /// commit is only an unreachable object.
-    func createVerifiedCommit(tree: ObjectID, parents: [ObjectID], message: String, signer: CollaborationSigner,
+    package func createVerifiedCommit(tree: ObjectID, parents: [ObjectID], message: String, signer: CollaborationSigner,
                               author: Person) throws -> ObjectID {
         let id = try createCommit(
             tree: tree, parents: parents, message: CommitTrailer.append(to: message, scheme: signer.root.scheme, proof: signer.proof),

@@ -12,7 +12,8 @@ public struct CommitSummary: Sendable {
 
 extension Workspace {
     /// Checks that this device's person may change content, and returns what they sign with.
-    func writer() throws -> (CollaborationState, CollaborationSigner, Participant) {
+    package func writer() throws -> (CollaborationState, CollaborationSigner, Participant) {
+        try checkNoInterruptedSync()
         let state = try state()
         let signer = try signer(for: state)
         let me = try me(in: state, signer: signer)
@@ -23,11 +24,9 @@ extension Workspace {
         return (state, signer, me)
     }
 
-    /// Stages every change (new editor temp and lock files and `.cohort/` skipped), writes one notice
-    /// per change (created, edited, renamed within a folder, moved to another folder, deleted) and
-    /// makes a signed commit. Returns nil when there is nothing to commit.
-    public func commitChanges(message: String, now: Date = Date()) throws -> CommitSummary? {
-        let (state, signer, _) = try writer()
+    /// What `commitChanges` would record: every change staged (new editor temp and lock files and
+    /// `.cohort/` skipped, `.cohort/` kept as HEAD has it), compared with HEAD, renames detected.
+    public func pendingChanges() throws -> (head: (branch: String, commit: ObjectID), content: ObjectID, changes: [Change]) {
         let head = try head()
         let headTree = try repository.tree(ofCommit: head.commit)
         let staged = try repository.stageAll(
@@ -36,7 +35,15 @@ extension Workspace {
         // `.cohort/` is Cohort's: always HEAD's, whatever the index holds.
         let content = try repository.tree(staged, replacing: CohortLayout.folder,
                                           with: repository.entry(at: CohortLayout.folder, inTree: headTree))
-        let changes = try repository.changes(from: headTree, to: content)
+        return (head, content, try repository.changes(from: headTree, to: content))
+    }
+
+    /// Stages every change (see `pendingChanges`), writes one notice per change (created, edited,
+    /// renamed within a folder, moved to another folder, deleted) and makes a signed commit. Returns
+    /// nil when there is nothing to commit.
+    public func commitChanges(message: String, now: Date = Date()) throws -> CommitSummary? {
+        let (state, signer, _) = try writer()
+        let (head, content, changes) = try pendingChanges()
         guard !changes.isEmpty else { return nil }
         let notices = changes.map { change in
             Notice(type: Self.noticeType(for: change), collaboration: state.collaboration.identifier, actor: signer.root,
@@ -47,6 +54,19 @@ extension Workspace {
         let id = try commit(tree: tree, on: head, message: message, signer: signer, write: sealed.files)
         return CommitSummary(commit: id, notices: notices)
     }
+
+    /// A sync that stopped while moving the branch and the files must finish first: committing the
+    /// half-moved files would undo what arrived.
+    package func checkNoInterruptedSync() throws {
+        let journal = repository.gitDirectory.appendingPathComponent(Self.syncJournalPath)
+        guard let data = try? AtomicFile.read(journal, maxBytes: 64 << 10, what: "sync journal"),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], object["move"] != nil
+        else { return }
+        throw CohortError(.notPermitted, "a sync was interrupted while it updated the files", hint: "run `cohort sync` to finish it first")
+    }
+
+    /// Where `cohort sync` keeps its journal, inside the git directory.
+    package static let syncJournalPath = "cohort/sync/journal.json"
 
     static func noticeType(for change: Change) -> NoticeType {
         switch change.kind {

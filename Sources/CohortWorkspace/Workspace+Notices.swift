@@ -27,17 +27,21 @@ extension Workspace {
         return try repository.noticesAdded(by: repository.commits(from: head, hiding: hidden))
     }
 
+    /// The notices for this workspace's sinks that arrived since the last delivery (a mention only
+    /// if it mentions this identity).
+    public func undeliveredNotices() throws -> [Notice] {
+        let lastSeen = (try? AtomicFile.read(seenURL, maxBytes: 64, what: "last delivered commit"))
+            .flatMap { try? ObjectID(hex: String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let me = try signer(for: state()).root.hex
+        return try notices(since: lastSeen).filter { $0.type != .mention || $0.data["mentioned"] == me }
+    }
+
     /// Takes the notices that arrived since the last delivery into the workspace's outbox (a mention
     /// only if it mentions this workspace's own identity), then delivers what each sink has not had.
     public func deliverNotices(to sinks: [any NoticeSink]) async throws -> [NoticeOutbox.Report] {
         let outbox = try NoticeOutbox(directory: outboxDirectory)
         let head = try head().commit
-        let lastSeen = (try? AtomicFile.read(seenURL, maxBytes: 64, what: "last delivered commit"))
-            .flatMap { try? ObjectID(hex: String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) }
-        let state = try state()
-        let me = try signer(for: state).root.hex
-        let arrived = try notices(since: lastSeen).filter { $0.type != .mention || $0.data["mentioned"] == me }
-        try outbox.accept(arrived)
+        try outbox.accept(undeliveredNotices())
         try AtomicFile.write(Data((head.hex + "\n").utf8), to: seenURL, mode: 0o644, replacing: true)
         let reports = await outbox.deliver(to: sinks)
         for sink in sinks { await sink.shutdown() }

@@ -76,7 +76,7 @@ public final class Workspace {
     }
 
     /// Writes tool-owned files (under `.cohort/`) into the working directory.
-    func writeFiles(_ files: [String: Data]) throws {
+    package func writeFiles(_ files: [String: Data]) throws {
         for (path, data) in files {
             let url = directory.appendingPathComponent(path)
             try AtomicFile.createDirectory(url.deletingLastPathComponent(), mode: 0o755)
@@ -85,7 +85,7 @@ public final class Workspace {
     }
 
     /// Seals `notices` and returns their blobs by path plus their file contents.
-    func seal(_ notices: [Notice], by signer: CollaborationSigner) throws -> (blobs: [String: ObjectID], files: [String: Data]) {
+    package func seal(_ notices: [Notice], by signer: CollaborationSigner) throws -> (blobs: [String: ObjectID], files: [String: Data]) {
         var blobs: [String: ObjectID] = [:]
         var files: [String: Data] = [:]
         for notice in notices {

@@ -14,7 +14,8 @@ struct Cohort: AsyncParsableCommand {
         subcommands: [
             IdCommand.self, StartCommand.self, ParticipantsCommand.self, CommitCommand.self, CommentCommand.self,
             VerifyCommand.self, ExportCommand.self, NoticesCommand.self, SinksCommand.self, HookCommand.self,
-            ProofCommand.self, ServeCommand.self, PublishCommand.self, CloneCommand.self, VersionCommand.self,
+            ProofCommand.self, ServeCommand.self, PublishCommand.self, CloneCommand.self, SyncCommand.self, StatusCommand.self, WatchCommand.self,
+            VersionCommand.self,
         ]
     )
 }

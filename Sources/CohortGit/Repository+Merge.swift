@@ -1,0 +1,116 @@
+import CGit2
+import CohortIdentity
+import Foundation
+
+/// A path with its blob and mode, as an index holds it.
+public struct IndexEntry: Hashable, Sendable {
+    public let path: String
+    public let id: ObjectID
+    public let mode: UInt32
+
+    public init(path: String, id: ObjectID, mode: UInt32) {
+        self.path = path
+        self.id = id
+        self.mode = mode
+    }
+}
+
+/// A path the three-way merge could not settle: what the ancestor, our side and their side hold
+/// (nil where that side has nothing: added on one side, or deleted).
+public struct MergeConflict: Hashable, Sendable {
+    public let ancestor: IndexEntry?
+    public let ours: IndexEntry?
+    public let theirs: IndexEntry?
+}
+
+extension Repository {
+    /// The best common ancestor of two commits, or nil when they share none.
+    public func mergeBase(_ one: ObjectID, _ other: ObjectID) throws -> ObjectID? {
+        var base = git_oid()
+        var a = one.raw
+        var b = other.raw
+        let result = git_merge_base(&base, pointer, &a, &b)
+        if result == GIT_ENOTFOUND.rawValue { return nil }
+        try check(result, "cannot find a common ancestor of \(one.hex) and \(other.hex)")
+        return ObjectID(base)
+    }
+
+    /// Merges three trees in memory, renames detected and text merged where the two sides do not
+    /// overlap (no conflict markers are ever written). Each remaining conflict is handed to `resolve`,
+    /// whose entries take its place; `replacing` then sets (or, with nil, removes) whole paths.
+    /// Returns the merged tree.
+    public func mergeTrees(ancestor: ObjectID?, ours: ObjectID, theirs: ObjectID,
+                           resolve: (MergeConflict) throws -> [IndexEntry],
+                           replacing: [String: IndexEntry?] = [:]) throws -> ObjectID {
+        var options = git_merge_options()
+        try check(git_merge_options_init(&options, UInt32(GIT_MERGE_OPTIONS_VERSION)), "merge options")
+        options.flags = GIT_MERGE_FIND_RENAMES.rawValue
+        options.file_favor = GIT_MERGE_FILE_FAVOR_NORMAL
+        var index: OpaquePointer?
+        try withOptionalTree(ancestor) { base in
+            try withTree(ours) { ourTree in
+                try withTree(theirs) { theirTree in
+                    try check(git_merge_trees(&index, pointer, base, ourTree, theirTree, &options), "cannot merge")
+                }
+            }
+        }
+        defer { git_index_free(index) }
+        let conflicts = try Self.conflicts(of: index)
+        for conflict in conflicts {
+            for path in Set([conflict.ancestor?.path, conflict.ours?.path, conflict.theirs?.path].compactMap { $0 }) {
+                _ = git_index_conflict_remove(index, path)
+            }
+        }
+        for conflict in conflicts {
+            for entry in try resolve(conflict) { try Self.add(entry, to: index) }
+        }
+        for (path, entry) in replacing {
+            if let entry {
+                try Self.add(entry, to: index)
+            } else {
+                _ = git_index_remove(index, path, 0)
+            }
+        }
+        var tree = git_oid()
+        try check(git_index_write_tree_to(&tree, index, pointer), "cannot write the merged tree")
+        return ObjectID(tree)
+    }
+
+    private static func conflicts(of index: OpaquePointer?) throws -> [MergeConflict] {
+        var iterator: OpaquePointer?
+        try check(git_index_conflict_iterator_new(&iterator, index), "cannot read the merge's conflicts")
+        defer { git_index_conflict_iterator_free(iterator) }
+        var found: [MergeConflict] = []
+        var ancestor: UnsafePointer<git_index_entry>?
+        var ours: UnsafePointer<git_index_entry>?
+        var theirs: UnsafePointer<git_index_entry>?
+        while git_index_conflict_next(&ancestor, &ours, &theirs, iterator) == 0 {
+            found.append(MergeConflict(ancestor: entry(ancestor), ours: entry(ours), theirs: entry(theirs)))
+        }
+        return found
+    }
+
+    private static func entry(_ pointer: UnsafePointer<git_index_entry>?) -> IndexEntry? {
+        guard let pointer, let path = pointer.pointee.path else { return nil }
+        return IndexEntry(path: String(cString: path), id: ObjectID(pointer.pointee.id), mode: pointer.pointee.mode)
+    }
+
+    private static func add(_ entry: IndexEntry, to index: OpaquePointer?) throws {
+        var raw = git_index_entry()
+        raw.mode = entry.mode
+        raw.id = entry.id.raw
+        try entry.path.withCString { path in
+            raw.path = path
+            try check(git_index_add(index, &raw), "cannot add \(entry.path) to the merge")
+        }
+    }
+
+    /// The blob id the file at `url` would have (nil when it is not a regular file).
+    public func hashFile(at url: URL) -> ObjectID? {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { return nil }
+        var oid = git_oid()
+        guard git_odb_hashfile(&oid, url.path, GIT_OBJECT_BLOB) == 0 else { return nil }
+        return ObjectID(oid)
+    }
+}

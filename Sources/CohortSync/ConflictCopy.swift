@@ -1,0 +1,53 @@
+import CohortCollaboration
+import CohortGit
+import Foundation
+
+/// Names and decisions for what a merge could not settle. The version already on the remote keeps the
+/// path; the other becomes `name (conflict, <handle>, <UTC time>).ext` beside it. An edit beats a
+/// delete. Two renames of one file keep both names. No conflict markers are ever written.
+enum ConflictCopy {
+    /// `bread/rye (conflict, ann@example.com, 2026-11-21 130512Z).md`; `taken` says whether a name is
+    /// in use, and a number is added until one is free.
+    static func path(for path: String, label: String, time: Date, taken: (String) -> Bool) -> String {
+        let url = URL(fileURLWithPath: path)
+        let folder = (path as NSString).deletingLastPathComponent
+        let ext = url.pathExtension
+        let base = ext.isEmpty ? url.lastPathComponent : String(url.lastPathComponent.dropLast(ext.count + 1))
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HHmmss'Z'"
+        let safeLabel = label.map { $0 == "/" || $0 == "\\" || $0.isNewline ? "-" : $0 }
+        var attempt = 1
+        while true {
+            let suffix = attempt == 1 ? "" : " \(attempt)"
+            let name = "\(base) (conflict, \(String(safeLabel)), \(formatter.string(from: time))\(suffix))" + (ext.isEmpty ? "" : ".\(ext)")
+            let candidate = folder.isEmpty ? name : folder + "/" + name
+            if !taken(candidate) { return candidate }
+            attempt += 1
+        }
+    }
+
+    /// Whether `path` is a conflict copy.
+    static func isCopy(_ path: String) -> Bool {
+        (path as NSString).lastPathComponent.contains(" (conflict, ")
+    }
+
+    /// The entries that settle one conflict, and the conflict copy made (if any). `ours` is this
+    /// device's side, not yet on the remote; `label` names its author.
+    static func resolve(_ conflict: MergeConflict, label: String, time: Date, taken: (String) -> Bool) -> (entries: [IndexEntry], copy: (path: String, of: String)?) {
+        switch (conflict.ours, conflict.theirs) {
+        case let (ours?, theirs?):
+            if ours.path != theirs.path { return ([theirs, ours], nil) }
+            if ours.id == theirs.id { return ([theirs], nil) }
+            let copy = path(for: ours.path, label: label, time: time, taken: taken)
+            return ([theirs, IndexEntry(path: copy, id: ours.id, mode: ours.mode)], (copy, ours.path))
+        case let (ours?, nil):
+            return ([ours], nil)
+        case let (nil, theirs?):
+            return ([theirs], nil)
+        case (nil, nil):
+            return ([], nil)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import CohortCollaboration
+import CohortGit
+import CohortIdentity
+import CohortWorkspace
+import Foundation
+
+/// What `cohort status` shows.
+public struct SyncStatus: Sendable {
+    /// Local changes not yet committed, as the next sync would commit them.
+    public var changes: [Change] = []
+    /// Commits here and not on the remote (as last fetched), and the reverse.
+    public var ahead = 0
+    public var behind = 0
+    /// Whether the remote-tracking branch exists (the workspace fetched at least once).
+    public var tracking = false
+    /// Conflict copies in the workspace.
+    public var conflictCopies: [String] = []
+    public var lastSync: Date?
+    public var lastSummary: String?
+    /// A sync stopped while updating the files; the next one finishes it.
+    public var interrupted = false
+    /// Notices that arrived and have not gone to this workspace's sinks yet.
+    public var pendingNotices = 0
+    public var readOnly = false
+}
+
+extension Workspace {
+    /// The workspace against `remote` (as last fetched): nothing here changes but the index, which
+    /// is refreshed the way `cohort commit` stages.
+    public func syncStatus(remote: String = "origin") throws -> SyncStatus {
+        var status = SyncStatus()
+        let journal = SyncJournal.load(from: repository.gitDirectory)
+        status.lastSync = journal.lastSync
+        status.lastSummary = journal.lastSummary
+        status.interrupted = journal.move != nil
+        let pending = try pendingChanges()
+        status.changes = pending.changes
+        if let upstream = try repository.resolve("refs/remotes/\(remote)/main") {
+            status.tracking = true
+            (status.ahead, status.behind) = try repository.aheadBehind(pending.head.commit, upstream)
+        }
+        let everything = try repository.treeChanges(from: nil, to: pending.content).compactMap(\.newPath)
+        status.conflictCopies = everything.filter(ConflictCopy.isCopy)
+        for path in (try? FileManager.default.subpathsOfDirectory(atPath: directory.path)) ?? []
+        where ConflictCopy.isCopy(path) && !path.hasPrefix(".git/") && !status.conflictCopies.contains(path) {
+            status.conflictCopies.append(path)
+        }
+        status.pendingNotices = (try? undeliveredNotices().count) ?? 0
+        if let state = try? state(), let signer = try? signer(for: state), let me = try? self.me(in: state, signer: signer) {
+            status.readOnly = me.permission == .readOnly
+        }
+        return status
+    }
+}

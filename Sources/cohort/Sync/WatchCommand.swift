@@ -1,0 +1,107 @@
+import ArgumentParser
+import CohortIdentity
+import CohortSync
+import CohortWorkspace
+import Dispatch
+import Foundation
+import Synchronization
+
+struct WatchCommand: AsyncCohortCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Sync whenever local changes settle, and every --interval seconds; stop with Ctrl-C or SIGTERM.",
+        discussion: "Changes are noticed by looking at the files every second; a sync starts once nothing changed for --settle seconds. A stop request lets a running sync finish."
+    )
+
+    @Option(help: ArgumentHelp("Seconds between syncs when nothing changes locally.", valueName: "S"))
+    var interval = 60.0
+
+    @Option(help: ArgumentHelp("Seconds local changes must be quiet before a sync.", valueName: "S"))
+    var settle = 2.0
+
+    @Option(help: ArgumentHelp("The remote to sync with.", valueName: "NAME"))
+    var remote = "origin"
+
+    @OptionGroup var workspace: WorkspaceOptions
+
+    func validate() throws {
+        guard interval >= 1, interval <= 86_400 else { throw ValidationError("--interval must be 1 to 86400 seconds") }
+        guard settle >= 0.2, settle <= 3600 else { throw ValidationError("--settle must be 0.2 to 3600 seconds") }
+    }
+
+    func execute() async throws {
+        let opened = try workspace.open()
+        let stop = StopSignal()
+        var options = SyncOptions()
+        options.remote = remote
+        options.message = "Sync"
+        var lastSync = Date.distantPast
+        var lastSeen = FolderSnapshot(of: opened.directory)
+        var changedAt: Date?
+        Terminal.note("watching \(opened.directory.path); Ctrl-C stops")
+        while !stop.requested {
+            let now = Date()
+            let snapshot = FolderSnapshot(of: opened.directory)
+            if snapshot != lastSeen {
+                lastSeen = snapshot
+                changedAt = now
+            }
+            let settled = changedAt.map { now.timeIntervalSince($0) >= settle } ?? false
+            if settled || now.timeIntervalSince(lastSync) >= interval {
+                changedAt = nil
+                lastSync = now
+                do {
+                    let report = try await SyncRun.run(opened, options: options)
+                    let delivered = try await SyncRun.deliver(opened)
+                    let lines = SyncRun.lines(report, delivered: delivered)
+                    if lines != ["up to date"] {
+                        for line in lines { Terminal.print("\(Date().formatted(.iso8601)) \(line)") }
+                    }
+                } catch let error as CohortError {
+                    Terminal.error(error.description)
+                }
+                lastSeen = FolderSnapshot(of: opened.directory)
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
+        Terminal.note("stopped")
+    }
+}
+
+/// SIGINT and SIGTERM, turned into a flag the loop checks between syncs (the sources only keep the
+/// handlers alive; the flag is behind a lock).
+final class StopSignal: @unchecked Sendable {
+    private let flag = Mutex(false)
+    private var sources: [any DispatchSourceSignal] = []
+
+    init() {
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { [weak self] in self?.flag.withLock { $0 = true } }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    var requested: Bool { flag.withLock { $0 } }
+}
+
+/// Names, sizes and modification times of the workspace's files (outside .git): cheap to take every
+/// second, and different whenever a file is written, added or removed.
+struct FolderSnapshot: Equatable {
+    private var entries: [String: [Double]] = [:]
+
+    init(of directory: URL) {
+        let keys: [URLResourceKey] = [.contentModificationDateKey, .fileSizeKey, .isRegularFileKey]
+        guard let walker = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: keys) else { return }
+        for case let url as URL in walker {
+            if url.lastPathComponent == ".git" {
+                walker.skipDescendants()
+                continue
+            }
+            guard let values = try? url.resourceValues(forKeys: Set(keys)), values.isRegularFile == true else { continue }
+            entries[url.path] = [values.contentModificationDate?.timeIntervalSince1970 ?? 0, Double(values.fileSize ?? 0)]
+        }
+    }
+}
