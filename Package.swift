@@ -244,6 +244,10 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "CohortSyncTests",
+            dependencies: ["cohort", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortWorkspace", "CohortHooks", "CohortTestSupport"]
+        ),
+        .testTarget(
             name: "CohortServerTests",
             dependencies: [
                 "cohort", "git-credential-cohort", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortWorkspace",
