@@ -68,6 +68,23 @@ public struct TokenExchange: Sendable {
                                    message: message)
     }
 
+    /// libgit2 reports a refusal by a server as a bare HTTP status. When `error` is such a refusal
+    /// (401 or 403) of a Cohort server, the cached token is dropped and a fresh exchange tells why:
+    /// its error (removed, not a participant, read only) replaces libgit2's. Blocks.
+    public func explain(_ error: any Error, link: CollaborationLink, operation: ChallengeOperation) -> any Error {
+        guard let failure = error as? CohortError, failure.code == .git,
+              failure.reason.contains("status code: 403") || failure.reason.contains("status code: 401")
+        else { return error }
+        TokenCache(home: home).remove(for: link)
+        do {
+            let token = try Blocking.wait { try await exchange(link, operation: operation) }
+            TokenCache(home: home).store(token, for: link)
+            return error
+        } catch {
+            return error
+        }
+    }
+
     /// For libgit2's credential callback (a thread that may block): the first attempt may use the
     /// cache; a later one means the server refused that token, so it is dropped and a new one bought.
     public func blockingToken(_ link: CollaborationLink, operation: ChallengeOperation, attempt: Int) throws -> ServerAPI.TokenResponse {

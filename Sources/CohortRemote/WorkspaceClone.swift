@@ -63,7 +63,7 @@ extension Workspace {
                               hint: "tell the collaboration's owner; never use an unverified history")
         } catch {
             removeClone()
-            throw error
+            throw exchange.explain(error, link: link, operation: .pull)
         }
     }
 }

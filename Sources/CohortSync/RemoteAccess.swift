@@ -18,6 +18,16 @@ struct RemoteAccess {
         exchange = TokenExchange(home: home, client: client)
     }
 
+    /// Runs a transfer; a server's refusal is explained by its own error code (see `TokenExchange.explain`).
+    func transfer<T>(_ operation: ChallengeOperation, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            guard let link else { throw error }
+            throw exchange.explain(error, link: link, operation: operation)
+        }
+    }
+
     func callbacks(for operation: ChallengeOperation, progress: (@Sendable (TransferProgress) -> Void)?) -> RemoteCallbacks {
         guard let link else { return RemoteCallbacks(progress: progress) }
         let exchange = exchange

@@ -71,8 +71,10 @@ extension Workspace {
                 head = try self.head()
             }
             if report.readOnly || head.commit == theirs { break }
-            let result = try repository.push(remote: options.remote, refspecs: ["\(head.branch):\(CohortLayout.defaultBranch)"],
-                                             callbacks: access.callbacks(for: .push, progress: options.progress))
+            let result = try access.transfer(.push) {
+                try repository.push(remote: options.remote, refspecs: ["\(head.branch):\(CohortLayout.defaultBranch)"],
+                                    callbacks: access.callbacks(for: .push, progress: options.progress))
+            }
             FaultPoint.reach(.afterPush)
             if result.accepted {
                 report.pushed = true
@@ -94,7 +96,7 @@ extension Workspace {
     func fetchVerified(_ remote: String, access: RemoteAccess, progress: (@Sendable (TransferProgress) -> Void)?) throws -> ObjectID? {
         let tracking = "refs/remotes/\(remote)/main"
         let before = try repository.resolve(tracking)
-        try repository.fetch(remote: remote, callbacks: access.callbacks(for: .pull, progress: progress))
+        try access.transfer(.pull) { try repository.fetch(remote: remote, callbacks: access.callbacks(for: .pull, progress: progress)) }
         guard let tip = try repository.resolve(tracking) else { return nil }
         do {
             _ = try repository.verifyHistory(to: tip)

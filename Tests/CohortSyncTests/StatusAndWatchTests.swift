@@ -1,0 +1,71 @@
+import CohortTestSupport
+import Foundation
+import Testing
+
+@Suite("cohort status and cohort watch")
+struct StatusAndWatchTests {
+    @Test("status shows local changes, ahead and behind, conflict copies, the last sync and pending notices")
+    func status() throws {
+        let fixture = try SyncFixture()
+        let bo = try fixture.workspace("bo", for: fixture.scenario.bo.home)
+        let home = fixture.scenario.bo.home
+        let fresh = try fixture.cohort(["status", "--json"], in: bo, as: home)
+        #expect(fresh.status == 0, "\(fresh.stderr)")
+        let initial = try #require(JSONSerialization.jsonObject(with: Data(fresh.stdout.utf8)) as? [String: Any])
+        #expect((initial["changes"] as? [Any])?.isEmpty == true)
+        #expect(initial["ahead"] as? Int == 0)
+
+        try fixture.write("new\n", "new.md", in: bo)
+        try fixture.write("ann's\n", "ann.md", in: fixture.ann)
+        #expect(try fixture.sync(fixture.ann, as: fixture.scenario.ann.home).status == 0)
+        #expect(try run("git", ["fetch", "-q", "origin"], in: bo).status == 0)
+        let text = try fixture.cohort(["status"], in: bo, as: home)
+        #expect(text.stdout.contains("local changes (1):"), "\(text.stdout)")
+        #expect(text.stdout.contains("created  new.md"))
+        #expect(text.stdout.contains("0 commits to push, 1 to pull"))
+
+        try fixture.write("500 g flour\nbo\n", "bread/sourdough.md", in: bo)
+        try fixture.write("500 g flour\nann\n", "bread/sourdough.md", in: fixture.ann)
+        #expect(try fixture.sync(fixture.ann, as: fixture.scenario.ann.home).status == 0)
+        #expect(try fixture.sync(bo, as: home).status == 0)
+        let after = try #require(JSONSerialization.jsonObject(with: Data(try fixture.cohort(["status", "--json"], in: bo, as: home).stdout.utf8)) as? [String: Any])
+        #expect((after["conflictCopies"] as? [String])?.count == 1)
+        #expect(after["lastSync"] is String)
+        #expect(after["ahead"] as? Int == 0 && after["behind"] as? Int == 0)
+        #expect((after["pendingNotices"] as? Int ?? 0) > 0)
+    }
+
+    @Test("watch syncs when changes settle, and stops cleanly on SIGTERM", .timeLimit(.minutes(3)))
+    func watch() throws {
+        let fixture = try SyncFixture()
+        let process = Process()
+        process.executableURL = cohortBinary
+        process.arguments = ["watch", "--interval", "600", "--settle", "0.5"]
+        process.currentDirectoryURL = fixture.ann
+        process.environment = ProcessInfo.processInfo.environment.merging(["COHORT_HOME": fixture.scenario.ann.home.directory.path]) { $1 }
+        let output = fixture.temp.path("watch.out")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = try FileHandle(forWritingTo: output)
+        try process.run()
+        let before = try fixture.serverTip()
+        // Let the first (interval) sync pass, then change a file.
+        Thread.sleep(forTimeInterval: 3)
+        try fixture.write("written while watching\n", "watched.md", in: fixture.ann)
+        let deadline = Date().addingTimeInterval(60)
+        var landed = false
+        while Date() < deadline, !landed {
+            Thread.sleep(forTimeInterval: 0.5)
+            let tree = try run("git", ["--git-dir", fixture.bare.path, "ls-tree", "--name-only", "main"], in: fixture.temp.url).stdout
+            landed = tree.contains("watched.md")
+        }
+        #expect(landed, "\((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
+        #expect(try fixture.serverTip() != before)
+        kill(process.processIdentifier, SIGTERM)
+        let stopBy = Date().addingTimeInterval(60)
+        while process.isRunning, Date() < stopBy { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(!process.isRunning)
+        #expect(process.terminationStatus == 0)
+        #expect((try? String(contentsOf: output, encoding: .utf8))?.contains("stopped") == true)
+    }
+}
