@@ -8,7 +8,9 @@ import Foundation
 /// What `cohort clone` made.
 public struct CloneOutcome {
     public let workspace: Workspace
-    public let info: ServerAPI.LinkInfo
+    public let title: String
+    public let initiator: String
+    public let participants: Int
     public let report: VerificationReport
 }
 
@@ -22,6 +24,23 @@ extension Workspace {
         guard info.identifier == link.identifier else {
             throw CohortError(.network, "the server described another collaboration than the link names")
         }
+        _ = try home.loadDevice()
+        let exchange = TokenExchange(home: home, client: client)
+        do {
+            return try clone(from: link.url, into: directory, home: home, expecting: link.identifier, callbacks: RemoteCallbacks(
+                credential: { _, attempt in
+                    RemoteCredential(username: "cohort", password: try exchange.blockingToken(link, operation: .pull, attempt: attempt).token)
+                },
+                progress: progress
+            ))
+        } catch {
+            throw exchange.explain(error, link: link, operation: .pull)
+        }
+    }
+
+    /// Clones any git remote (a folder, ssh, http) holding a collaboration, then verifies it as above.
+    public static func clone(from url: String, into directory: URL, home: IdentityHome, expecting identifier: String? = nil,
+                             callbacks: RemoteCallbacks) throws -> CloneOutcome {
         let fileManager = FileManager.default
         var isDirectory: ObjCBool = false
         let existed = fileManager.fileExists(atPath: directory.path, isDirectory: &isDirectory)
@@ -39,23 +58,17 @@ extension Workspace {
                 try? fileManager.removeItem(at: directory)
             }
         }
-        let exchange = TokenExchange(home: home, client: client)
-        _ = try home.loadDevice()
         do {
-            let repository = try Repository.clone(from: link.url, into: directory, callbacks: RemoteCallbacks(
-                credential: { _, attempt in
-                    RemoteCredential(username: "cohort", password: try exchange.blockingToken(link, operation: .pull, attempt: attempt).token)
-                },
-                progress: progress
-            ))
+            let repository = try Repository.clone(from: url, into: directory, callbacks: callbacks)
             let workspace = try Workspace(repository: repository, home: home)
             let head = try workspace.head()
             let report = try repository.verifyHistory(to: head.commit)
-            let identifier = try workspace.state().collaboration.identifier
-            guard identifier == link.identifier else {
-                throw CohortError(.notPermitted, "the server sent collaboration \(identifier), not \(link.identifier)")
+            let state = try workspace.state()
+            if let identifier, state.collaboration.identifier != identifier {
+                throw CohortError(.notPermitted, "the remote holds collaboration \(state.collaboration.identifier), not \(identifier)")
             }
-            return CloneOutcome(workspace: workspace, info: info, report: report)
+            return CloneOutcome(workspace: workspace, title: state.collaboration.title, initiator: state.collaboration.initiator.name,
+                                participants: state.membership.participants.count, report: report)
         } catch let violation as Violation {
             removeClone()
             let error = violation.asError
@@ -63,7 +76,7 @@ extension Workspace {
                               hint: "tell the collaboration's owner; never use an unverified history")
         } catch {
             removeClone()
-            throw exchange.explain(error, link: link, operation: .pull)
+            throw error
         }
     }
 }

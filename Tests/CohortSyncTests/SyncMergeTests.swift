@@ -116,6 +116,19 @@ struct SyncMergeTests {
         try fixture.expectClean(bo, as: fixture.scenario.bo.home)
     }
 
+    @Test("cohort clone takes a plain folder remote too, verified, and syncs from it")
+    func cloneFromFolder() throws {
+        let fixture = try SyncFixture()
+        let target = fixture.temp.path("cy-folder")
+        let cloned = try fixture.cohort(["clone", fixture.bare.path, target.path], in: fixture.temp.url, as: fixture.scenario.cy.home)
+        #expect(cloned.status == 0, "\(cloned.stderr)")
+        #expect(cloned.stdout.trimmingCharacters(in: .newlines) == target.path)
+        #expect(cloned.stderr.contains("commits verified"))
+        try fixture.write("cy's\n", "cy.md", in: target)
+        #expect(try fixture.sync(target, as: fixture.scenario.cy.home).status == 0)
+        #expect(try fixture.head(of: target) == fixture.serverTip())
+    }
+
     @Test("editor temp and lock files stay out of the collaboration")
     func editorFilesIgnored() throws {
         let fixture = try SyncFixture()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CohortGit
 import CohortIdentity
 import CohortRemote
 import CohortWorkspace
@@ -8,10 +9,10 @@ struct CloneCommand: CohortCommand {
     static let configuration = CommandConfiguration(
         commandName: "clone",
         abstract: "Clone a collaboration from its link, proving your identity with this device's key, and verify it.",
-        discussion: "The clone is verified by the same rules as `cohort verify` before it is used; a history that fails is removed again. Progress goes to standard error on a terminal; the workspace's folder is printed on standard output."
+        discussion: "LINK is a Cohort link (https://host/c/<identifier>), or any git URL or folder holding a collaboration. The clone is verified by the same rules as `cohort verify` before it is used; a history that fails is removed again. Progress goes to standard error on a terminal; the workspace's folder is printed on standard output."
     )
 
-    @Argument(help: ArgumentHelp("The collaboration link, https://host/c/<identifier>.", valueName: "LINK"))
+    @Argument(help: ArgumentHelp("The collaboration link (https://host/c/<identifier>), or a git URL or folder.", valueName: "LINK"))
     var link: String
 
     @Argument(help: ArgumentHelp("Where to put the workspace (default: a folder named after the title).", valueName: "DIR"))
@@ -20,22 +21,27 @@ struct CloneCommand: CohortCommand {
     @OptionGroup var home: HomeOptions
 
     func execute() throws {
-        let link = try CollaborationLink(link)
-        let client = ServerClient()
-        defer { try? Blocking.wait { await client.shutdown() } }
-        let target: URL
-        if let directory {
-            target = URL(fileURLWithPath: directory, isDirectory: true)
+        let outcome: CloneOutcome
+        let progress = TerminalProgress.make(label: "Receiving objects")
+        if let link = try? CollaborationLink(link) {
+            let client = ServerClient()
+            defer { try? Blocking.wait { await client.shutdown() } }
+            let target: URL
+            if let directory {
+                target = URL(fileURLWithPath: directory, isDirectory: true)
+            } else {
+                let info = try Blocking.wait { try await client.linkInfo(link) }
+                target = URL(fileURLWithPath: Self.folderName(for: info.title, fallback: link.identifier), isDirectory: true)
+            }
+            outcome = try Workspace.clone(link, into: target, home: home.home, client: client, progress: progress)
         } else {
-            let info = try Blocking.wait { try await client.linkInfo(link) }
-            target = URL(fileURLWithPath: Self.folderName(for: info.title, fallback: link.identifier), isDirectory: true)
+            let name = URL(fileURLWithPath: link).deletingPathExtension().lastPathComponent
+            let target = URL(fileURLWithPath: directory ?? (name.isEmpty ? "collaboration" : name), isDirectory: true)
+            outcome = try Workspace.clone(from: link, into: target, home: home.home, callbacks: RemoteCallbacks(progress: progress))
         }
-        let outcome = try Workspace.clone(link, into: target, home: home.home, client: client,
-                                          progress: TerminalProgress.make(label: "Receiving objects"))
         TerminalProgress.finish()
-        let participants = outcome.info.participants.map { ", \($0) participants" } ?? ""
-        Terminal.note("cloned '\(outcome.info.title)' by \(outcome.info.initiator.name)\(participants); \(outcome.report.commits) commits verified")
-        Terminal.print(target.standardizedFileURL.path)
+        Terminal.note("cloned '\(outcome.title)' by \(outcome.initiator), \(outcome.participants) participants; \(outcome.report.commits) commits verified")
+        Terminal.print(outcome.workspace.directory.standardizedFileURL.path.replacingOccurrences(of: "/$", with: "", options: .regularExpression))
     }
 
     /// A folder name from a title: letters, digits, '-', '_' and spaces turned into '-'.
