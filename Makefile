@@ -31,11 +31,12 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-## test: every test; conformance suites read COHORT_TEST_VECTORS (../shared/vectors when present)
+## test: every test, one at a time (many wait on real processes and servers; async tests' timeouts
+## must not wait behind them); conformance suites read COHORT_TEST_VECTORS (../shared/vectors when present)
 test: deps
 	@if [ -z "$$COHORT_TEST_VECTORS" ] && [ -d ../shared/vectors ]; then \
 	  export COHORT_TEST_VECTORS="$$(cd ../shared/vectors && pwd)"; fi; \
-	$(SWIFT) test
+	$(SWIFT) test --no-parallel
 
 ## demo: the identity lifecycle with the real binary, on this machine
 demo: build

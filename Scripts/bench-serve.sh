@@ -27,15 +27,7 @@ cohort id init --handle ann@example.com --name Ann >/dev/null
 
 # The collaboration: FILES small documents in 100 folders, started (one signed genesis) and published.
 mkdir -p "$work/recipes"
-python3 - "$work/recipes" "$files" <<'PY'
-import os, sys
-root, count = sys.argv[1], int(sys.argv[2])
-for i in range(count):
-    folder = os.path.join(root, f"section-{i % 100:02d}")
-    os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, f"recipe-{i:05d}.md"), "w") as f:
-        f.write(f"# Recipe {i}\n\n" + f"step {i} of something tasty\n" * 8)
-PY
+python3 "$scripts/generate-documents.py" "$work/recipes" "$files"
 cohort start "$work/recipes" --title "Benchmark Recipes" >/dev/null
 "$bin/cohort" serve --data "$work/data" --listen 127.0.0.1:0 >"$work/serve.out" 2>"$work/serve.log" &
 serve_pid=$!

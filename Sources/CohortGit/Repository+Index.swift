@@ -5,26 +5,52 @@ import Foundation
 extension Repository {
     /// Stages every change in the working directory, except what `.gitignore` ignores: new and changed
     /// files unless `skipNew` says so, changes and deletions of tracked files unless `skipTracked` says
-    /// so. Writes the index and returns its tree.
-    public func stageAll(skippingNew skipNew: @escaping (String) -> Bool, skippingTracked skipTracked: @escaping (String) -> Bool) throws -> ObjectID {
+    /// so. One pass over the files (a diff of the index against them, which also records the stat data
+    /// of unchanged files so the next pass need not hash them). Writes the index and returns its tree.
+    public func stageAll(skippingNew skipNew: (String) -> Bool, skippingTracked skipTracked: (String) -> Bool) throws -> ObjectID {
         let index = try freshIndex()
         defer { git_index_free(index) }
-        let newFilter = PathFilter(skipNew)
-        let trackedFilter = PathFilter(skipTracked)
-        let callback: git_index_matched_path_cb = { path, _, payload in
-            guard let path, let payload else { return 0 }
-            let filter = Unmanaged<PathFilter>.fromOpaque(payload).takeUnretainedValue()
-            return filter.skip(String(cString: path)) ? 1 : 0
-        }
-        try withExtendedLifetime((newFilter, trackedFilter)) {
-            try check(git_index_update_all(index, nil, callback, Unmanaged.passUnretained(trackedFilter).toOpaque()), "cannot stage changes")
-            try check(git_index_add_all(index, nil, GIT_INDEX_ADD_DEFAULT.rawValue, callback, Unmanaged.passUnretained(newFilter).toOpaque()),
-                      "cannot stage new files")
+        var options = git_diff_options()
+        try check(git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION)), "diff options")
+        options.flags = GIT_DIFF_UPDATE_INDEX.rawValue | GIT_DIFF_INCLUDE_UNTRACKED.rawValue | GIT_DIFF_RECURSE_UNTRACKED_DIRS.rawValue
+            | GIT_DIFF_INCLUDE_TYPECHANGE.rawValue
+        var diff: OpaquePointer?
+        try check(git_diff_index_to_workdir(&diff, pointer, index, &options), "cannot compare the index with the files")
+        defer { git_diff_free(diff) }
+        for position in 0..<git_diff_num_deltas(diff) {
+            guard let delta = git_diff_get_delta(diff, position)?.pointee else { continue }
+            switch delta.status {
+            case GIT_DELTA_UNTRACKED:
+                guard let raw = delta.new_file.path else { continue }
+                let path = String(cString: raw)
+                // A folder reported whole (a nested repository) is not Cohort's to take in.
+                if !path.hasSuffix("/"), !skipNew(path) { try check(git_index_add_bypath(index, raw), "cannot stage \(path)") }
+            case GIT_DELTA_MODIFIED, GIT_DELTA_TYPECHANGE:
+                guard let raw = delta.new_file.path else { continue }
+                let path = String(cString: raw)
+                if !skipTracked(path) { try check(git_index_add_bypath(index, raw), "cannot stage \(path)") }
+            case GIT_DELTA_DELETED:
+                guard let raw = delta.old_file.path else { continue }
+                let path = String(cString: raw)
+                if !skipTracked(path) { try check(git_index_remove_bypath(index, raw), "cannot stage the deletion of \(path)") }
+            default:
+                continue
+            }
         }
         try check(git_index_write(index), "cannot write the index")
         var oid = git_oid()
         try check(git_index_write_tree(&oid, index), "cannot write the staged tree")
         return ObjectID(oid)
+    }
+
+    /// Stages the files at `paths` as they are in the working directory (with their stat data).
+    public func stage(_ paths: [String]) throws {
+        let index = try freshIndex()
+        defer { git_index_free(index) }
+        for path in paths {
+            try check(git_index_add_bypath(index, path), "cannot stage \(path)")
+        }
+        try check(git_index_write(index), "cannot write the index")
     }
 
     /// Makes the index entries under `paths` match `commit` (as `git reset COMMIT -- PATHS`), leaving
@@ -62,10 +88,4 @@ extension Repository {
         try check(result, "cannot read the index")
         return index
     }
-}
-
-/// Carries a Swift predicate through libgit2's C callback.
-private final class PathFilter {
-    let skip: (String) -> Bool
-    init(_ skip: @escaping (String) -> Bool) { self.skip = skip }
 }

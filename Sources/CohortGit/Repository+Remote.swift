@@ -109,6 +109,11 @@ final class TransferPayload {
 public struct PushRefusal: Sendable, Equatable {
     public let ref: String
     public let reason: String
+
+    public init(ref: String, reason: String) {
+        self.ref = ref
+        self.reason = reason
+    }
 }
 
 /// What a push did: the refused refs (none: everything was accepted) and the server's messages.
@@ -116,6 +121,11 @@ public struct PushResult: Sendable {
     public let refused: [PushRefusal]
     /// The server's side-band lines (its hooks' output), progress lines left out.
     public let remoteMessages: [String]
+
+    public init(refused: [PushRefusal], remoteMessages: [String]) {
+        self.refused = refused
+        self.remoteMessages = remoteMessages
+    }
 
     public var accepted: Bool { refused.isEmpty }
 }

@@ -20,6 +20,13 @@ public enum PostReceiveHook {
     public static func run(input: Data) async throws -> [NoticeOutbox.Report] {
         let updates = try PreReceiveHook.updates(from: input)
         let repository = try Repository.openFromEnvironment()
+        var files = [repository.gitDirectory.appendingPathComponent("cohort/config.toml")]
+        if let serverWide = ProcessInfo.processInfo.environment[serverSinksVariable], !serverWide.isEmpty {
+            files.append(URL(fileURLWithPath: serverWide))
+        }
+        let specs = try SinkConfiguration.load(files)
+        // No sink, nothing to keep: notices stay in the repository, where any later reader finds them.
+        guard !specs.isEmpty else { return [] }
         var commits: [ObjectID] = []
         for update in updates where update.name.hasPrefix("refs/heads/") && !update.isDeletion {
             guard let tip = repository.peelToCommit(update.new) else { continue }
@@ -28,12 +35,6 @@ public enum PostReceiveHook {
         }
         let outbox = try NoticeOutbox(directory: repository.gitDirectory.appendingPathComponent("cohort/outbox"))
         try outbox.accept(repository.noticesAdded(by: commits))
-        var files = [repository.gitDirectory.appendingPathComponent("cohort/config.toml")]
-        if let serverWide = ProcessInfo.processInfo.environment[serverSinksVariable], !serverWide.isEmpty {
-            files.append(URL(fileURLWithPath: serverWide))
-        }
-        let specs = try SinkConfiguration.load(files)
-        guard !specs.isEmpty else { return [] }
         let state = repository.gitDirectory.appendingPathComponent("cohort/sinks")
         let sinks = try specs.map { try SinkFactory.make($0, stateDirectory: state) }
         let reports = await outbox.deliver(to: sinks)

@@ -5,13 +5,25 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+import Synchronization
 
 /// Talks to a Cohort server's identity API: links, challenges, tokens, publishing. One client per
 /// use; `shutdown()` when done.
 public final class ServerClient: Sendable {
-    let http: HTTPClient
+    private let configuration: HTTPClient.Configuration
+    /// Made on first use: a sync with a folder remote never needs it, nor its threads.
+    private let client = Mutex<HTTPClient?>(nil)
     /// Seconds any one request may take.
     let timeout: Int64
+
+    var http: HTTPClient {
+        client.withLock { client in
+            if let client { return client }
+            let made = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            client = made
+            return made
+        }
+    }
 
     /// - Parameter certificateAuthority: a PEM file of trusted certificates for `https` servers;
     ///   defaults to `GIT_SSL_CAINFO`, as git reads it, then the system's.
@@ -22,12 +34,16 @@ public final class ServerClient: Sendable {
         }
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
         configuration.timeout = .init(connect: .seconds(5), read: .seconds(timeout))
-        http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.configuration = configuration
         self.timeout = timeout
     }
 
     public func shutdown() async {
-        try? await http.shutdown()
+        let made = client.withLock { client -> HTTPClient? in
+            defer { client = nil }
+            return client
+        }
+        try? await made?.shutdown()
     }
 
     /// `GET /.well-known/cohort` at `base`: nil when the server there is not Cohort's.

@@ -65,7 +65,7 @@ extension Workspace {
             try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: String(decoding: data, as: UTF8.self))
             return
         }
-        try AtomicFile.write(data, to: url, mode: mode == 0o100755 ? 0o755 : 0o644, replacing: true)
+        try AtomicFile.write(data, to: url, mode: mode == 0o100755 ? 0o755 : 0o644, replacing: true, durable: false)
     }
 
     private func removeEmptyFolders(above url: URL) {

@@ -34,11 +34,12 @@ extension Workspace {
         let label = me.handle ?? String(signer.root.hex.prefix(12))
         report.readOnly = me.permission == .readOnly
 
+        let pending = try pendingChanges()
         if report.readOnly {
-            report.localChangesKept = try pendingChanges().changes.count
+            report.localChangesKept = pending.changes.count
         } else {
-            try checkMassDeletion(options)
-            report.committed = try commitChanges(message: options.message ?? "Sync", now: now())
+            try checkMassDeletion(pending, options)
+            report.committed = try commitChanges(message: options.message ?? "Sync", now: now(), pending: pending)
             FaultPoint.reach(.afterCommit)
         }
 
@@ -71,10 +72,14 @@ extension Workspace {
                 head = try self.head()
             }
             if report.readOnly || head.commit == theirs { break }
-            let result = try access.transfer(.push) {
-                try repository.push(remote: options.remote, refspecs: ["\(head.branch):\(CohortLayout.defaultBranch)"],
-                                    callbacks: access.callbacks(for: .push, progress: options.progress))
-            }
+            let refspecs = ["\(head.branch):\(CohortLayout.defaultBranch)"]
+            // Into a folder, libgit2 would write the objects itself and skip the receiving side's
+            // hooks: stock git runs its receive-pack, and with it Cohort's verifying hook.
+            let result = Repository.isLocalRemote(url)
+                ? try repository.pushWithGit(remote: options.remote, refspecs: refspecs)
+                : try access.transfer(.push) {
+                    try repository.push(remote: options.remote, refspecs: refspecs, callbacks: access.callbacks(for: .push, progress: options.progress))
+                }
             FaultPoint.reach(.afterPush)
             if result.accepted {
                 report.pushed = true
@@ -87,6 +92,7 @@ extension Workspace {
         journal.lastSync = now()
         journal.lastSummary = report.summaryLine
         try journal.save(to: repository.gitDirectory)
+        repository.packWhenNeeded()
         return report
     }
 
@@ -199,9 +205,8 @@ extension Workspace {
 
     /// Refuses (`E_NOT_PERMITTED`) to commit the deletion of more than `massDeleteShare` of the
     /// tracked files (3 at least) unless allowed: an emptied folder is more often an accident.
-    private func checkMassDeletion(_ options: SyncOptions) throws {
+    private func checkMassDeletion(_ pending: PendingChanges, _ options: SyncOptions) throws {
         guard !options.allowMassDelete else { return }
-        let pending = try pendingChanges()
         let deleted = pending.changes.filter { $0.kind == .deleted }.count
         guard deleted >= 3 else { return }
         let tracked = try repository.treeChanges(from: nil, to: repository.tree(ofCommit: pending.head.commit))

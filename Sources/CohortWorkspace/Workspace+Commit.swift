@@ -10,6 +10,14 @@ public struct CommitSummary: Sendable {
     public let notices: [Notice]
 }
 
+/// The changes the next commit would record, staged.
+public struct PendingChanges: Sendable {
+    public let head: (branch: String, commit: ObjectID)
+    /// The staged tree (with HEAD's `.cohort/`).
+    public let content: ObjectID
+    public let changes: [Change]
+}
+
 extension Workspace {
     /// Checks that this device's person may change content, and returns what they sign with.
     package func writer() throws -> (CollaborationState, CollaborationSigner, Participant) {
@@ -26,7 +34,7 @@ extension Workspace {
 
     /// What `commitChanges` would record: every change staged (new editor temp and lock files and
     /// `.cohort/` skipped, `.cohort/` kept as HEAD has it), compared with HEAD, renames detected.
-    public func pendingChanges() throws -> (head: (branch: String, commit: ObjectID), content: ObjectID, changes: [Change]) {
+    public func pendingChanges() throws -> PendingChanges {
         let head = try head()
         let headTree = try repository.tree(ofCommit: head.commit)
         let staged = try repository.stageAll(
@@ -35,15 +43,16 @@ extension Workspace {
         // `.cohort/` is Cohort's: always HEAD's, whatever the index holds.
         let content = try repository.tree(staged, replacing: CohortLayout.folder,
                                           with: repository.entry(at: CohortLayout.folder, inTree: headTree))
-        return (head, content, try repository.changes(from: headTree, to: content))
+        return PendingChanges(head: head, content: content, changes: try repository.changes(from: headTree, to: content))
     }
 
     /// Stages every change (see `pendingChanges`), writes one notice per change (created, edited,
     /// renamed within a folder, moved to another folder, deleted) and makes a signed commit. Returns
     /// nil when there is nothing to commit.
-    public func commitChanges(message: String, now: Date = Date()) throws -> CommitSummary? {
+    public func commitChanges(message: String, now: Date = Date(), pending: PendingChanges? = nil) throws -> CommitSummary? {
         let (state, signer, _) = try writer()
-        let (head, content, changes) = try pendingChanges()
+        let pending = try pending ?? pendingChanges()
+        let (head, content, changes) = (pending.head, pending.content, pending.changes)
         guard !changes.isEmpty else { return nil }
         let notices = changes.map { change in
             Notice(type: Self.noticeType(for: change), collaboration: state.collaboration.identifier, actor: signer.root,

@@ -22,6 +22,9 @@ extension Repository {
         defer { try? memory.remember(checked) }
         let all = try commits(from: tip)
         let known = memory.load()
+        // Remembered commits are skipped, the genesis among them: the one root on the tip's
+        // first-parent line is the collaboration's, and any other root met in the walk is refused.
+        verifier.expectedGenesis = try firstParentRoot(of: tip)
         verifier.prepare(all.filter { !known.contains($0) })
         for id in all where !known.contains(id) {
             try verifier.verify(id)

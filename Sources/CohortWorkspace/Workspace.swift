@@ -60,8 +60,8 @@ public final class Workspace {
 
     /// Commits `tree` on top of `head` (read once by the caller, so a concurrent change is refused
     /// rather than built upon), signed by `signer`, after the verification core has accepted it. Then
-    /// writes `files` (under `.cohort/`) to the working directory and makes the index's `.cohort/`
-    /// match the commit, leaving the rest of what the user staged alone.
+    /// writes `files` (under `.cohort/`) to the working directory and makes their index entries match
+    /// the commit, leaving the rest of what the user staged alone.
     @discardableResult
     public func commit(tree: ObjectID, on head: (branch: String, commit: ObjectID), message: String,
                        signer: CollaborationSigner, write files: [String: Data] = [:]) throws -> ObjectID {
@@ -71,7 +71,10 @@ public final class Workspace {
         try repository.updateReference(head.branch, to: id, expected: head.commit,
                                        message: "cohort: \(message.split(separator: "\n").first ?? "")")
         try writeFiles(files)
-        try repository.resetIndex([CohortLayout.folder], to: id)
+        // The files were just written with the commit's content: staging them as they are keeps their
+        // stat data (resetting all of `.cohort/` would drop every earlier notice's, and the next look
+        // at the files would hash them all again).
+        if !files.isEmpty { try repository.stage(files.keys.sorted()) }
         return id
     }
 
@@ -80,7 +83,8 @@ public final class Workspace {
         for (path, data) in files {
             let url = directory.appendingPathComponent(path)
             try AtomicFile.createDirectory(url.deletingLastPathComponent(), mode: 0o755)
-            try AtomicFile.write(data, to: url, mode: 0o644, replacing: true)
+            // The commit holds them durably; the working copies need not be flushed one by one.
+            try AtomicFile.write(data, to: url, mode: 0o644, replacing: true, durable: false)
         }
     }
 

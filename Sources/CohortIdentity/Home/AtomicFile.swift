@@ -10,7 +10,9 @@ import Darwin
 public enum AtomicFile {
     /// Writes `data` to `url` with `mode`. With `replacing: false` an existing file is never touched
     /// and the write fails with `E_IO`.
-    public static func write(_ data: Data, to url: URL, mode: mode_t, replacing: Bool) throws {
+    /// With `durable: false` the file is still replaced atomically but not flushed to disk first: for
+    /// copies of what is already stored durably elsewhere (a working file of a committed blob).
+    public static func write(_ data: Data, to url: URL, mode: mode_t, replacing: Bool, durable: Bool = true) throws {
         let directory = url.deletingLastPathComponent()
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UInt32.random(in: 0...UInt32.max)).tmp")
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
@@ -31,7 +33,7 @@ public enum AtomicFile {
                 offset += n
             }
         }
-        guard fsync(fd) == 0 else { throw failure("flush", url) }
+        guard !durable || fsync(fd) == 0 else { throw failure("flush", url) }
         closed = true
         guard close(fd) == 0 else { throw failure("close", url) }
         if replacing {
