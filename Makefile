@@ -38,9 +38,10 @@ test: deps
 	  export COHORT_TEST_VECTORS="$$(cd ../shared/vectors && pwd)"; fi; \
 	$(SWIFT) test --no-parallel
 
-## demo: the identity lifecycle with the real binary, on this machine
+## demo: Cohort's whole lifecycle on this machine (a loopback server, four people), explained step by
+## step; DEMO_FLAGS=--batch runs it without pauses
 demo: build
-	bash Scripts/demo.sh
+	bash Scripts/demo.sh $(DEMO_FLAGS)
 
 ## bench: the identity benchmark (release build)
 bench: release

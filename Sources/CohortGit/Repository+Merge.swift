@@ -105,6 +105,15 @@ extension Repository {
         }
     }
 
+    /// The blob id `data` would have.
+    public func hashBlob(_ data: Data) throws -> ObjectID {
+        var oid = git_oid()
+        try data.withUnsafeBytes { raw in
+            try check(git_odb_hash(&oid, raw.baseAddress, raw.count, GIT_OBJECT_BLOB), "cannot hash a blob")
+        }
+        return ObjectID(oid)
+    }
+
     /// The blob id the file at `url` would have (nil when it is not a regular file).
     public func hashFile(at url: URL) -> ObjectID? {
         var isDirectory: ObjCBool = false

@@ -33,8 +33,9 @@ public struct CollaborationLink: Sendable, Hashable, CustomStringConvertible {
         let identifier = segments[segments.count - 1]
         try ServerAPI.checkHostable(identifier)
         let prefix = segments.dropLast(2).map { "/" + $0 }.joined()
-        let port = components.port.map { ":\($0)" } ?? ""
-        let shownHost = host.contains(":") ? "[\(host)]" : host
+        // Default ports are left out, as servers see them in the Host header.
+        let port = components.port.flatMap { ($0 == 80 && scheme == "http") || ($0 == 443 && scheme == "https") ? nil : ":\($0)" } ?? ""
+        let shownHost = host.contains(":") ? "[\(host.lowercased())]" : host.lowercased()
         self.init(base: "\(scheme)://\(shownHost)\(port)\(prefix)", identifier: identifier)
     }
 

@@ -36,7 +36,7 @@ public struct TokenExchange: Sendable {
         var firstError: CohortError?
         for card in cards {
             let challenge = try await client.challenge(link, operation: operation)
-            let proof = try Self.sign(challenge, for: link, device: device, card: card)
+            let proof = try Self.sign(challenge, for: link, operation: operation, device: device, card: card)
             do {
                 return try await client.token(link, operation: operation, proof: proof)
             } catch let error as CohortError where error.code == .unknownRoot {
@@ -47,23 +47,31 @@ public struct TokenExchange: Sendable {
     }
 
     /// Signs the challenge with `device`'s key, diversified with the salt the server sent.
-    public static func sign(_ challenge: ServerAPI.ChallengeResponse, for link: CollaborationLink, device: LocalDevice,
-                     card: IdentityCard) throws -> SignedIdentityProof {
+    public static func sign(_ challenge: ServerAPI.ChallengeResponse, for link: CollaborationLink, operation: ChallengeOperation,
+                            device: LocalDevice, card: IdentityCard) throws -> SignedIdentityProof {
         guard let text = challenge.collaboration.salt else {
             throw CohortError(.network, "the server sent no salt for \(link.identifier)")
         }
         let salt = try Base64Field.decode(text, field: "salt", maxBytes: CollaborationContext.saltBytes)
         let context = try CollaborationContext(identifier: link.identifier, salt: salt)
-        return try proof(answering: challenge, for: link, with: CollaborationSigner(device: device, card: card, context: context))
+        return try proof(answering: challenge, for: link, operation: operation, with: CollaborationSigner(device: device, card: card, context: context))
     }
 
-    /// A signed identity proof over the challenge's bytes, unchanged, by `signer`.
-    static func proof(answering challenge: ServerAPI.ChallengeResponse, for link: CollaborationLink,
+    /// A signed identity proof over the challenge's bytes, unchanged, by `signer` — once the challenge
+    /// is seen to name the server at the link's address, the link's collaboration and `operation`:
+    /// a proof signed for one server must not be usable at another that relayed the challenge.
+    static func proof(answering challenge: ServerAPI.ChallengeResponse, for link: CollaborationLink, operation: ChallengeOperation,
                       with signer: CollaborationSigner) throws -> SignedIdentityProof {
-        guard challenge.collaboration.identifier == link.identifier else {
-            throw CohortError(.network, "the server answered for another collaboration")
-        }
         let message = try Base64Field.decode(challenge.challenge, field: "challenge", maxBytes: Challenge.maxBytes)
+        let parsed = try Challenge(bytes: message)
+        guard parsed.server.lowercased() == link.base.lowercased() else {
+            throw CohortError(.challengeScope, "the server at \(link.base) sent a challenge for \(parsed.server.prefix(80))",
+                              hint: "nothing was signed; if the server sits behind a proxy, its operator sets --public-url to the address you use")
+        }
+        guard parsed.collaboration == link.identifier, challenge.collaboration.identifier == link.identifier, parsed.operation == operation else {
+            throw CohortError(.challengeScope, "the server sent a challenge for \(parsed.operation) on \(parsed.collaboration.prefix(64)), not \(operation) on \(link.identifier)",
+                              hint: "nothing was signed")
+        }
         return SignedIdentityProof(scheme: signer.root.scheme, proof: signer.proof, signature: try signer.key.signature(for: message),
                                    message: message)
     }

@@ -39,7 +39,7 @@ extension Workspace {
 
         let registered = try Blocking.wait {
             let challenge = try await client.challenge(link, operation: .membership)
-            let proof = try TokenExchange.proof(answering: challenge, for: link, with: signer)
+            let proof = try TokenExchange.proof(answering: challenge, for: link, operation: .membership, with: signer)
             return try await client.publish(link, request: ServerAPI.PublishRequest(collaboration: fileBytes, genesis: genesis.hex, proof: proof))
         }
         try repository.setRemote(remote, url: registered.gitURL)

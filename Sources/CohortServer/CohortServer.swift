@@ -15,7 +15,8 @@ public final class CohortServer: Sendable {
     public let configuration: ServerConfiguration
     let store: CollaborationStore
     let members: MembershipReader
-    let challenges: ChallengeAuthority
+    let challengeKey: SymmetricKey
+    let spentChallenges: FileSpentChallenges
     let tokens: TokenAuthority
     let limiter: RequestLimiter
     let transfer: GitTransfer
@@ -31,12 +32,8 @@ public final class CohortServer: Sendable {
         members = MembershipReader(store: store)
         identity = try configuration.publicURL ?? Self.stableName(in: store.serverDirectory)
         let limits = configuration.limits
-        challenges = try ChallengeAuthority(
-            server: identity,
-            key: ChallengeKeyFile.loadOrCreate(at: store.serverDirectory.appendingPathComponent("challenge.key")),
-            spent: FileSpentChallenges(url: store.serverDirectory.appendingPathComponent("spent-challenges")),
-            lifetime: limits.challengeLifetime
-        )
+        challengeKey = try ChallengeKeyFile.loadOrCreate(at: store.serverDirectory.appendingPathComponent("challenge.key"))
+        spentChallenges = try FileSpentChallenges(url: store.serverDirectory.appendingPathComponent("spent-challenges"))
         tokens = try TokenAuthority(
             server: identity, key: ChallengeKeyFile.loadOrCreate(at: store.serverDirectory.appendingPathComponent("token.key")),
             lifetime: TimeInterval(limits.tokenLifetime)
@@ -122,6 +119,14 @@ extension CohortServer {
         let safeHost = host.utf8.count <= 255 && host.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "<") }
             ? host : "\(configuration.host):\(configuration.port)"
         return "\(configuration.usesTLS ? "https" : "http")://\(safeHost)"
+    }
+
+    /// The challenge authority for `request`: challenges name the server as the client reached it
+    /// (the public URL, or the request's scheme and Host), so a client can refuse to sign a challenge
+    /// another server relays to it.
+    func challenges(for request: Request) throws -> ChallengeAuthority {
+        try ChallengeAuthority(server: baseURL(for: request), key: challengeKey, spent: spentChallenges,
+                               lifetime: configuration.limits.challengeLifetime)
     }
 
     func link(_ identifier: String, for request: Request) -> String {

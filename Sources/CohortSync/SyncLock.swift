@@ -1,8 +1,9 @@
 import CohortIdentity
 import Foundation
 
-/// One sync at a time per workspace: `<git dir>/cohort/sync.lock` holds the owner's pid, host and
-/// start time, created with O_EXCL. A lock whose process is gone (on this host) is stale and cleared.
+/// One sync at a time per workspace: an exclusive `flock(2)` on `<git dir>/cohort/sync.lock`. The
+/// kernel lets go of it when its process ends, however it ends, so a crashed or killed sync never
+/// leaves a lock behind; the file (which stays) names the holder for the message a waiting sync gives.
 public final class SyncLock {
     struct Holder: Codable {
         var pid: Int32
@@ -11,51 +12,45 @@ public final class SyncLock {
     }
 
     let url: URL
-    private var held = false
+    private var descriptor: Int32
 
-    private init(url: URL) {
+    private init(url: URL, descriptor: Int32) {
         self.url = url
+        self.descriptor = descriptor
     }
 
     /// Takes the lock, waiting up to `wait` seconds for a running sync to finish.
     public static func acquire(in gitDirectory: URL, wait: TimeInterval) throws -> SyncLock {
         let directory = gitDirectory.appendingPathComponent("cohort", isDirectory: true)
         try AtomicFile.createDirectory(directory, mode: 0o700)
-        let lock = SyncLock(url: directory.appendingPathComponent("sync.lock"))
+        let url = directory.appendingPathComponent("sync.lock")
+        let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw CohortError(.io, "cannot open \(url.path): \(String(cString: strerror(errno)))")
+        }
         let deadline = Date().addingTimeInterval(wait)
-        while true {
-            if try lock.tryTake() { return lock }
-            if let holder = lock.holder(), holder.host == hostName, kill(holder.pid, 0) != 0, errno == ESRCH {
-                // The sync that held it died (a crash, a kill): its journal lets this one finish the job.
-                try? FileManager.default.removeItem(at: lock.url)
-                continue
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else {
+                close(descriptor)
+                throw CohortError(.io, "cannot lock \(url.path): \(String(cString: strerror(errno)))")
             }
             guard Date() < deadline else {
-                let who = lock.holder().map { "pid \($0.pid) on \($0.host), since \($0.since.formatted(.iso8601))" } ?? "another process"
+                let who = holder(of: url).map { "pid \($0.pid) on \($0.host), since \($0.since.formatted(.iso8601))" } ?? "another process"
+                close(descriptor)
                 throw CohortError(.busy, "another sync is running in this workspace (\(who))",
                                   hint: "wait for it to finish, or pass --wait SECONDS")
             }
             usleep(200_000)
         }
-    }
-
-    private func tryTake() throws -> Bool {
-        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard descriptor >= 0 else {
-            if errno == EEXIST { return false }
-            throw CohortError(.io, "cannot create \(url.path): \(String(cString: strerror(errno)))")
-        }
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
-        let data = (try? encoder.encode(Holder(pid: getpid(), host: Self.hostName, since: Date()))) ?? Data()
-        _ = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        fsync(descriptor)
-        close(descriptor)
-        held = true
-        return true
+        let data = (try? encoder.encode(Holder(pid: getpid(), host: ProcessInfo.processInfo.hostName, since: Date()))) ?? Data()
+        _ = ftruncate(descriptor, 0)
+        _ = data.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        return SyncLock(url: url, descriptor: descriptor)
     }
 
-    func holder() -> Holder? {
+    static func holder(of url: URL) -> Holder? {
         guard let data = try? AtomicFile.read(url, maxBytes: 4096, what: "sync lock") else { return nil }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
@@ -64,12 +59,11 @@ public final class SyncLock {
 
     /// Lets the next sync in.
     public func release() {
-        guard held else { return }
-        held = false
-        try? FileManager.default.removeItem(at: url)
+        guard descriptor >= 0 else { return }
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+        descriptor = -1
     }
 
     deinit { release() }
-
-    static var hostName: String { ProcessInfo.processInfo.hostName }
 }

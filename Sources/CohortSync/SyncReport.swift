@@ -38,6 +38,8 @@ public struct SyncReport: Sendable {
     /// changed: kept as they are, the incoming version beside them.
     public var keptLocal: [String] = []
     public var incomingCopies: [String] = []
+    /// Paths of the new commit that were not written to the folder, and why.
+    public var skipped: [(path: String, reason: String)] = []
     /// Read only: the sync pulled and left local changes in place, uncommitted.
     public var readOnly = false
     public var localChangesKept = 0

@@ -145,6 +145,7 @@ extension Workspace {
         if current == from || current == to {
             let outcome = try checkout(from: repository.tree(ofCommit: from), to: repository.tree(ofCommit: to), copyLabel: "incoming", now: now)
             report.keptLocal += outcome.keptLocal
+            report.skipped += outcome.skipped
             report.incomingCopies += outcome.incomingCopies
             FaultPoint.reach(.afterCheckout)
         }

@@ -42,7 +42,7 @@ struct IdentityAPITests {
         var bytes = try #require(Data(base64Encoded: challenge.challenge))
         tamper(&bytes)
         challenge.challenge = bytes.base64EncodedString()
-        return try TokenExchange.sign(challenge, for: link, device: home.loadDevice(), card: home.requireCard())
+        return try TokenExchange.sign(challenge, for: link, operation: operation, device: home.loadDevice(), card: home.requireCard())
     }
 
     static func tokenAnswer(_ hosted: Hosted, operation: String, proof: SignedIdentityProof) async throws -> Answer {
@@ -71,8 +71,11 @@ struct IdentityAPITests {
         #expect(anonymous.status == 401)
         #expect(anonymous.headers.first(name: "WWW-Authenticate")?.hasPrefix("Basic realm=") == true)
         #expect(anonymous.text.contains("E_UNAUTHORIZED"))
+        var tampered = Array(token.token)
+        let middle = tampered.count - 12
+        tampered[middle] = tampered[middle] == "A" ? "B" : "A"
         let forged = try await Self.send(.GET, "\(hosted.link)/info/refs?service=git-upload-pack",
-                                         headers: [("Authorization", "Bearer \(token.token.dropLast(2))AA")])
+                                         headers: [("Authorization", "Bearer \(String(tampered))")])
         #expect(forged.status == 401)
         await client.shutdown()
     }

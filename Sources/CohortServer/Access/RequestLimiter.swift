@@ -42,6 +42,13 @@ public final class RequestLimiter: Sendable {
         }
     }
 
+    /// Reserves a transfer slot, released when the returned value goes (or `release()` is called):
+    /// a response whose body never runs (the client left first) still gives its slot back.
+    public func transferSlot() throws -> TransferSlot {
+        try beginTransfer()
+        return TransferSlot(limiter: self)
+    }
+
     /// Reserves a transfer slot; `E_BUSY` when every slot is taken. Pair with `endTransfer()`.
     public func beginTransfer() throws {
         let admitted = transfers.withLock { count -> Bool in
@@ -57,4 +64,24 @@ public final class RequestLimiter: Sendable {
     public func endTransfer() {
         transfers.withLock { $0 -= 1 }
     }
+}
+
+/// One reserved transfer; released once, by `release()` or at the latest when it is dropped.
+public final class TransferSlot: Sendable {
+    private let limiter: RequestLimiter
+    private let released = Mutex(false)
+
+    init(limiter: RequestLimiter) {
+        self.limiter = limiter
+    }
+
+    public func release() {
+        let first = released.withLock { released -> Bool in
+            defer { released = true }
+            return !released
+        }
+        if first { limiter.endTransfer() }
+    }
+
+    deinit { release() }
 }

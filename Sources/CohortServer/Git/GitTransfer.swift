@@ -43,8 +43,7 @@ struct GitTransfer: Sendable {
     }
 
     /// `POST /git-upload-pack` or `/git-receive-pack`: the request body into the service, its answer back.
-    /// `finished` runs once the response is written (or the transfer failed); when this throws, it
-    /// is the caller's to run.
+    /// `finished` runs once the response is written (or the transfer failed).
     func rpc(_ service: Service, repository: URL, request: Request, logger: Logger,
              finished: @escaping @Sendable () -> Void) throws -> Response {
         guard request.headers[.contentType] == "application/x-\(service.rawValue)-request" else {
@@ -96,17 +95,25 @@ struct GitTransfer: Sendable {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 let stdin = execution.standardInputWriter
                 group.addTask {
-                    if let input { try await input.copy(into: stdin) }
-                    try await stdin.finish()
+                    do {
+                        if let input { try await input.copy(into: stdin) }
+                        try await stdin.finish()
+                    } catch {
+                        // git must not wait for input that will never come: end it, then stop git.
+                        try? await stdin.finish()
+                        try? execution.send(signal: .kill)
+                        throw error
+                    }
                 }
                 group.addTask {
                     try await Task.sleep(until: deadline)
+                    try? execution.send(signal: .kill)
                     throw CohortError(.busy, "the transfer took longer than \(limits.maxTransferSeconds) s")
                 }
                 for try await chunk in execution.standardOutput {
                     try await writer.write(chunk.withUnsafeBytes { ByteBuffer(bytes: $0) })
                 }
-                // Output ended: the process is done with its input too.
+                // Output ended: git is done (or was stopped). The deadline is no longer needed.
                 group.cancelAll()
                 while let next = await group.nextResult() {
                     if case .failure(let error) = next, !(error is CancellationError) { throw error }
@@ -141,17 +148,19 @@ struct RequestInput: Sendable {
         let inflater = gzip ? try GzipInflater(limit: maxBytes) : nil
         var total = 0
         for try await buffer in body {
-            let bytes: [UInt8]
             if let inflater {
-                bytes = try buffer.withUnsafeReadableBytes { try inflater.inflate($0) }
+                // At most 64 KiB inflated at a time: a small body that inflates a lot is never held whole.
+                try buffer.withUnsafeReadableBytes { try inflater.feed($0) }
+                while let chunk = try inflater.next() {
+                    if !chunk.isEmpty { _ = try await writer.write(chunk) }
+                }
             } else {
-                bytes = Array(buffer.readableBytesView)
+                total += buffer.readableBytes
+                guard total <= maxBytes else {
+                    throw CohortError(.tooLarge, "the request is larger than the \(maxBytes) bytes this server accepts")
+                }
+                _ = try await writer.write(Array(buffer.readableBytesView))
             }
-            total += bytes.count
-            guard total <= maxBytes else {
-                throw CohortError(.tooLarge, "the request is larger than the \(maxBytes) bytes this server accepts")
-            }
-            if !bytes.isEmpty { _ = try await writer.write(bytes) }
         }
         try inflater?.finish()
     }

@@ -2,10 +2,14 @@ import CZlib
 import CohortIdentity
 
 /// Streams a gzip body (`Content-Encoding: gzip`, which git uses for large fetch requests) back to
-/// its bytes, refusing more than `limit` of them.
+/// its bytes, 64 KiB at a time, refusing more than `limit` of them.
 final class GzipInflater {
+    static let chunkSize = 64 << 10
+
     private var stream = z_stream()
     private let limit: Int
+    private var input: [UInt8] = []
+    private var offset = 0
     private(set) var produced = 0
     private(set) var finished = false
 
@@ -22,42 +26,50 @@ final class GzipInflater {
         inflateEnd(&stream)
     }
 
-    /// The bytes `input` inflates to.
-    func inflate(_ input: UnsafeRawBufferPointer) throws -> [UInt8] {
-        guard !input.isEmpty else { return [] }
+    /// Takes the next piece of the compressed body; `next()` then hands out what it inflates to.
+    func feed(_ bytes: UnsafeRawBufferPointer) throws {
+        guard !bytes.isEmpty else { return }
         guard !finished else {
             throw CohortError(.malformed, "the gzip request body has bytes after its end")
         }
-        var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
-        stream.avail_in = uInt(input.count)
-        repeat {
-            let status = chunk.withUnsafeMutableBytes { buffer -> Int32 in
-                stream.next_out = buffer.bindMemory(to: Bytef.self).baseAddress
-                stream.avail_out = uInt(buffer.count)
-                return CZlib.inflate(&stream, Z_NO_FLUSH)
+        input = Array(input[offset...]) + Array(bytes)
+        offset = 0
+    }
+
+    /// Up to 64 KiB of inflated bytes, or nil when the input fed so far is used up.
+    func next() throws -> [UInt8]? {
+        guard offset < input.count, !finished else { return nil }
+        var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
+        let (status, consumed, written) = input.withUnsafeBufferPointer { source in
+            chunk.withUnsafeMutableBufferPointer { target -> (Int32, Int, Int) in
+                stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress.map { $0 + offset })
+                stream.avail_in = uInt(source.count - offset)
+                stream.next_out = target.baseAddress
+                stream.avail_out = uInt(target.count)
+                let status = CZlib.inflate(&stream, Z_NO_FLUSH)
+                let consumed = source.count - offset - Int(stream.avail_in)
+                stream.next_in = nil
+                stream.next_out = nil
+                return (status, consumed, target.count - Int(stream.avail_out))
             }
-            let count = chunk.count - Int(stream.avail_out)
-            output.append(contentsOf: chunk[0..<count])
-            produced += count
-            guard produced <= limit else {
-                throw CohortError(.tooLarge, "the request inflates to more than \(limit >> 20) MiB")
+        }
+        offset += consumed
+        produced += written
+        guard produced <= limit else {
+            throw CohortError(.tooLarge, "the request inflates to more than \(limit >> 20) MiB")
+        }
+        switch status {
+        case Z_STREAM_END:
+            finished = true
+            guard offset == input.count else {
+                throw CohortError(.malformed, "the gzip request body has bytes after its end")
             }
-            if status == Z_STREAM_END {
-                finished = true
-                guard stream.avail_in == 0 else {
-                    throw CohortError(.malformed, "the gzip request body has bytes after its end")
-                }
-                break
-            }
-            guard status == Z_OK || status == Z_BUF_ERROR else {
-                throw CohortError(.malformed, "the request body is not valid gzip (zlib \(status))")
-            }
-            if status == Z_BUF_ERROR { break }
-        } while stream.avail_in > 0 || stream.avail_out == 0
-        stream.next_in = nil
-        return output
+        case Z_OK, Z_BUF_ERROR:
+            if written == 0, consumed == 0 { return nil }
+        default:
+            throw CohortError(.malformed, "the request body is not valid gzip (zlib \(status))")
+        }
+        return written > 0 ? Array(chunk[0..<written]) : (finished ? nil : [])
     }
 
     /// Checks the stream ended where the body did.

@@ -15,23 +15,18 @@ extension CohortServer {
                     throw CohortError(.notPermitted, "only git's smart HTTP protocol is served", hint: "use git 1.6.6 or later")
                 }
                 let repository = try authorize(request, context, for: service)
-                try limiter.beginTransfer()
+                let slot = try limiter.transferSlot()
                 return transfer.advertisement(service, repository: repository, protocolHeader: request.headers[GitTransfer.protocolHeaderName],
-                                              logger: context.logger, finished: { [limiter] in limiter.endTransfer() })
+                                              logger: context.logger, finished: { slot.release() })
             }
         }
         for service in [GitTransfer.Service.uploadPack, .receivePack] {
             router.post("/c/:id/\(service.rawValue)") { [self] request, context in
                 await answerText(context) {
                     let repository = try authorize(request, context, for: service)
-                    try limiter.beginTransfer()
-                    do {
-                        return try transfer.rpc(service, repository: repository, request: request, logger: context.logger,
-                                                finished: { [limiter] in limiter.endTransfer() })
-                    } catch {
-                        limiter.endTransfer()
-                        throw error
-                    }
+                    let slot = try limiter.transferSlot()
+                    return try transfer.rpc(service, repository: repository, request: request, logger: context.logger,
+                                            finished: { slot.release() })
                 }
             }
         }

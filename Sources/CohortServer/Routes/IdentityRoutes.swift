@@ -45,11 +45,12 @@ extension CohortServer {
         } else {
             salt = try members.current(identifier).registration.salt
         }
-        let challenge = try challenges.issue(collaboration: identifier, operation: operation)
+        let authority = try challenges(for: request)
+        let challenge = try authority.issue(collaboration: identifier, operation: operation)
         return jsonResponse(ServerAPI.ChallengeResponse(
             challenge: challenge.bytes.base64EncodedString(), operation: operation.description,
             expiresAt: Date(timeIntervalSince1970: TimeInterval(challenge.issuedAt + UInt64(challenge.lifetime))),
-            server: identity, collaboration: .init(identifier: identifier, salt: salt)
+            server: authority.server, collaboration: .init(identifier: identifier, salt: salt)
         ))
     }
 
@@ -63,7 +64,7 @@ extension CohortServer {
             throw CohortError(.malformed, "tokens are for pull or push", hint: "publish with PUT /c/<id> instead")
         }
         let membership = try members.current(identifier)
-        let root = try challenges.verify(body.proof, collaboration: identifier, operation: operation, against: membership)
+        let root = try challenges(for: request).verify(body.proof, collaboration: identifier, operation: operation, against: membership)
         let permission = try membership.permission(of: root)
         let access: ServerAPI.Access = operation == .push ? .readWrite : .read
         guard access == .read || permission == .readWrite else {
@@ -92,7 +93,7 @@ extension CohortServer {
         }
         let genesis = try ObjectID(hex: body.genesis)
         do {
-            _ = try challenges.verify(body.proof, collaboration: identifier, operation: .membership, against: KnownRoots(active: [owner]))
+            _ = try challenges(for: request).verify(body.proof, collaboration: identifier, operation: .membership, against: KnownRoots(active: [owner]))
         } catch let error as CohortError where error.code == .unknownRoot {
             throw CohortError(.notPermitted, "only the collaboration's owner may publish it", hint: "publish from a device of the owner")
         }

@@ -119,6 +119,9 @@ enum SyncRun {
         for (path, copy) in zip(report.keptLocal, report.incomingCopies) {
             lines.append("kept your edit of \(path); the incoming version is \"\(copy)\"")
         }
+        for (path, reason) in report.skipped {
+            lines.append("not written to this folder: \(path) (\(reason))")
+        }
         if report.pushed { lines.append("pushed") }
         if let delivered {
             for sink in delivered where sink.delivered > 0 || sink.stoppedBecause != nil {
@@ -141,6 +144,7 @@ enum SyncRun {
             "conflicts": report.conflicts.map { ["copy": $0.copy, "of": $0.of] },
             "keptLocal": report.keptLocal,
             "incomingCopies": report.incomingCopies,
+            "skipped": report.skipped.map { ["path": $0.path, "reason": $0.reason] },
             "pushed": report.pushed,
             "readOnly": report.readOnly,
             "localChangesKept": report.localChangesKept,
