@@ -20,7 +20,9 @@ struct ServerLifecycleTests {
         #expect(try await IdentityAPITests.tokenAnswer(hosted, operation: "pull", proof: used).status == 200)
 
         #expect(hosted.server.stop() == 0)
-        let again = try ServerProcess(data: hosted.server.data, arguments: [])
+        // Back at the same address (challenges name the address a client reached).
+        let port = try #require(URLComponents(string: hosted.server.url)?.port)
+        let again = try ServerProcess(data: hosted.server.data, listen: "127.0.0.1:\(port)")
         defer { again.stop() }
         let link = "\(again.url)/c/\(hosted.identifier)"
         let refs = try await IdentityAPITests.send(.GET, "\(link)/info/refs?service=git-upload-pack",

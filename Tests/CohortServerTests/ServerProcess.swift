@@ -11,12 +11,12 @@ final class ServerProcess {
     private(set) var url = ""
     private let lines = LineCollector()
 
-    init(data: URL, arguments: [String] = [], environment: [String: String] = [:]) throws {
+    init(data: URL, arguments: [String] = [], environment: [String: String] = [:], listen: String = "127.0.0.1:0") throws {
         self.data = data
         log = data.deletingLastPathComponent().appendingPathComponent("serve-\(UUID().uuidString.prefix(8)).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = cohortBinary
-        process.arguments = ["serve", "--data", data.path, "--listen", "127.0.0.1:0"] + arguments
+        process.arguments = ["serve", "--data", data.path, "--listen", listen] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         process.standardOutput = output
