@@ -3,7 +3,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 APT_PACKAGES := libgit2-dev libssl-dev zlib1g-dev pkg-config git openssh-client openssl python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build release test demo bench clean
+.PHONY: deps build release test demo bench docs clean
 
 ## deps: install the C libraries Cohort links (libgit2, OpenSSL's libcrypto) when missing
 deps:
@@ -46,6 +46,17 @@ demo: build
 ## bench: the identity benchmark (release build)
 bench: release
 	$(SWIFT) run -c release cohort-bench identity
+
+## docs: the shell completions and the man page, generated from the command definitions
+docs: build
+	@bin="$$($(SWIFT) build --show-bin-path)"; \
+	$(SWIFT) build --product generate-manual >/dev/null; \
+	mkdir -p Docs/completions Docs/man; \
+	"$$bin/cohort" --generate-completion-script bash > Docs/completions/cohort.bash; \
+	"$$bin/cohort" --generate-completion-script zsh > Docs/completions/_cohort; \
+	"$$bin/cohort" --generate-completion-script fish > Docs/completions/cohort.fish; \
+	"$$bin/generate-manual" "$$bin/cohort" --date "$$(date -u +%F)" --authors "Cohort developers" --output-directory Docs/man; \
+	echo "wrote Docs/completions/{cohort.bash,_cohort,cohort.fish} and Docs/man/cohort.1"
 
 clean:
 	rm -rf .build
