@@ -51,7 +51,8 @@ extension Repository {
         }
         if process.terminationStatus != 0, refused.isEmpty {
             let reason = stderr.split(separator: "\n").last(where: { $0.hasPrefix("fatal:") || $0.hasPrefix("error:") }) ?? "git push failed"
-            throw CohortError(.git, "cannot push to \(remote): \(reason)")
+            throw CohortError(.git, "cannot push to \(remote): \(reason)",
+                              hint: "check the remote (`git remote -v`); your commits stay here and the next sync pushes them")
         }
         return PushResult(refused: refused, remoteMessages: messages)
     }

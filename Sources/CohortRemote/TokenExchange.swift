@@ -50,7 +50,8 @@ public struct TokenExchange: Sendable {
     public static func sign(_ challenge: ServerAPI.ChallengeResponse, for link: CollaborationLink, operation: ChallengeOperation,
                             device: LocalDevice, card: IdentityCard) throws -> SignedIdentityProof {
         guard let text = challenge.collaboration.salt else {
-            throw CohortError(.network, "the server sent no salt for \(link.identifier)")
+            throw CohortError(.network, "the server sent no salt for \(link.identifier)",
+                              hint: "the server does not host it yet; ask its owner to `cohort publish` it")
         }
         let salt = try Base64Field.decode(text, field: "salt", maxBytes: CollaborationContext.saltBytes)
         let context = try CollaborationContext(identifier: link.identifier, salt: salt)

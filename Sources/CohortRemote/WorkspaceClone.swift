@@ -22,7 +22,8 @@ extension Workspace {
                              progress: (@Sendable (TransferProgress) -> Void)? = nil) throws -> CloneOutcome {
         let info = try Blocking.wait { try await client.linkInfo(link) }
         guard info.identifier == link.identifier else {
-            throw CohortError(.network, "the server described another collaboration than the link names")
+            throw CohortError(.network, "the server described another collaboration than the link names",
+                              hint: "check the link; nothing was cloned")
         }
         _ = try home.loadDevice()
         let exchange = TokenExchange(home: home, client: client)
@@ -65,7 +66,8 @@ extension Workspace {
             let report = try repository.verifyHistory(to: head.commit)
             let state = try workspace.state()
             if let identifier, state.collaboration.identifier != identifier {
-                throw CohortError(.notPermitted, "the remote holds collaboration \(state.collaboration.identifier), not \(identifier)")
+                throw CohortError(.notPermitted, "the remote holds collaboration \(state.collaboration.identifier), not \(identifier)",
+                                  hint: "the clone was removed; check the link")
             }
             return CloneOutcome(workspace: workspace, title: state.collaboration.title, initiator: state.collaboration.initiator.name,
                                 participants: state.membership.participants.count, report: report)

@@ -30,7 +30,7 @@ public final class CohortServer: Sendable {
         self.logger = logger
         store = try CollaborationStore(dataDirectory: configuration.dataDirectory, hookBinary: configuration.hookBinary)
         members = MembershipReader(store: store)
-        identity = try configuration.publicURL ?? Self.stableName(in: store.serverDirectory)
+        identity = try configuration.publicBase ?? Self.stableName(in: store.serverDirectory)
         let limits = configuration.limits
         challengeKey = try ChallengeKeyFile.loadOrCreate(at: store.serverDirectory.appendingPathComponent("challenge.key"))
         spentChallenges = try FileSpentChallenges(url: store.serverDirectory.appendingPathComponent("spent-challenges"))
@@ -112,9 +112,7 @@ extension CohortServer {
 
     /// The base URL links are made of: the public URL, or the scheme and Host of the request.
     func baseURL(for request: Request) -> String {
-        if let publicURL = configuration.publicURL {
-            return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
-        }
+        if let publicBase = configuration.publicBase { return publicBase }
         let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"
         let safeHost = host.utf8.count <= 255 && host.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "<") }
             ? host : "\(configuration.host):\(configuration.port)"

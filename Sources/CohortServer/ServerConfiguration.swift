@@ -36,11 +36,14 @@ public struct ServerConfiguration: Sendable {
 
     public var usesTLS: Bool { tlsCertificate != nil }
 
+    /// `--public-url` without a trailing slash: the base of links and the name challenges carry.
+    public var publicBase: String? {
+        publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+    }
+
     /// The base URL of links, without a trailing slash.
     public func baseURL(boundPort: Int) -> String {
-        if let publicURL {
-            return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
-        }
+        if let publicBase { return publicBase }
         let scheme = usesTLS ? "https" : "http"
         let shownHost = host.contains(":") ? "[\(host)]" : host
         return "\(scheme)://\(shownHost):\(boundPort)"

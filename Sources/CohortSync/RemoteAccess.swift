@@ -8,12 +8,10 @@ import Foundation
 /// key (pull for fetching, push for pushing); any other remote (a folder, ssh with an agent, plain
 /// http) goes without Cohort's help.
 struct RemoteAccess {
-    let url: String
     let link: CollaborationLink?
     let exchange: TokenExchange
 
     init(url: String, home: IdentityHome, client: ServerClient) {
-        self.url = url
         link = try? CollaborationLink(url)
         exchange = TokenExchange(home: home, client: client)
     }

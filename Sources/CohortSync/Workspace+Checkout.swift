@@ -6,8 +6,6 @@ import Foundation
 
 /// What moving the working files to a new commit did.
 struct CheckoutOutcome {
-    /// Files written, replaced or removed.
-    var updated: [String] = []
     /// Files the person changed that the new commit changes too: their version stays in place.
     var keptLocal: [String] = []
     /// Where the incoming version of such a file was saved instead.
@@ -53,7 +51,6 @@ extension Workspace {
             case .entry(let id) where id == change.oldID:
                 guard unlink(url.path) == 0 else { throw CohortError(.io, "cannot remove \(path): \(String(cString: strerror(errno)))") }
                 removeEmptyFolders(above: url)
-                outcome.updated.append(path)
             default:
                 outcome.keptLocal.append(path)
             }
@@ -83,7 +80,6 @@ extension Workspace {
             return
         }
         try write(target, mode: change.newMode, to: url)
-        outcome.updated.append(path)
     }
 
     /// What is at a path now: nothing, a folder, or a file or link with the blob id it would have.

@@ -39,16 +39,26 @@ extension Workspace {
             status.tracking = true
             (status.ahead, status.behind) = try repository.aheadBehind(pending.head.commit, upstream)
         }
-        let everything = try repository.treeChanges(from: nil, to: pending.content).compactMap(\.newPath)
-        status.conflictCopies = everything.filter(ConflictCopy.isCopy)
-        for path in (try? FileManager.default.subpathsOfDirectory(atPath: directory.path)) ?? []
-        where ConflictCopy.isCopy(path) && !path.hasPrefix(".git/") && !status.conflictCopies.contains(path) {
-            status.conflictCopies.append(path)
-        }
+        status.conflictCopies = conflictCopiesOnDisk()
         status.pendingNotices = (try? undeliveredNotices().count) ?? 0
         if let state = try? state(), let signer = try? signer(for: state), let me = try? self.me(in: state, signer: signer) {
             status.readOnly = me.permission == .readOnly
         }
         return status
+    }
+
+    /// The conflict copies in the folder, committed or not (one walk, `.git` skipped), sorted.
+    func conflictCopiesOnDisk() -> [String] {
+        guard let walker = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else { return [] }
+        var copies: [String] = []
+        let prefix = directory.standardizedFileURL.path.count + 1
+        for case let url as URL in walker {
+            if url.lastPathComponent == ".git" {
+                walker.skipDescendants()
+            } else if ConflictCopy.isCopy(url.lastPathComponent) {
+                copies.append(String(url.standardizedFileURL.path.dropFirst(prefix)))
+            }
+        }
+        return copies.sorted()
     }
 }

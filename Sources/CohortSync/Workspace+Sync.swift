@@ -108,7 +108,8 @@ extension Workspace {
             _ = try repository.verifyHistory(to: tip)
             let identifier = try HistoryVerifier(repository: repository).state(at: tip).collaboration.identifier
             guard identifier == (try state().collaboration.identifier) else {
-                throw CohortError(.notPermitted, "the remote holds collaboration \(identifier), not this one")
+                throw CohortError(.notPermitted, "the remote holds collaboration \(identifier), not this one",
+                                  hint: "point the remote at this collaboration's repository (`git remote -v`)")
             }
         } catch {
             if let before {

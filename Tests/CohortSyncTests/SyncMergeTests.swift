@@ -55,6 +55,26 @@ struct SyncMergeTests {
         #expect(fixture.files(in: fixture.ann) == fixture.files(in: bo))
     }
 
+    @Test("sync --json reports what went up, what came down and the conflict copies")
+    func jsonReport() throws {
+        let fixture = try SyncFixture()
+        let bo = try fixture.workspace("bo", for: fixture.scenario.bo.home)
+        try fixture.write("ann\n", "shortbread.md", in: fixture.ann)
+        try fixture.write("bo\n", "shortbread.md", in: bo)
+        #expect(try fixture.sync(fixture.ann, as: fixture.scenario.ann.home).status == 0)
+        let synced = try fixture.sync(bo, as: fixture.scenario.bo.home, ["--json"])
+        #expect(synced.status == 0, "\(synced.stderr)")
+        let report = try #require(JSONSerialization.jsonObject(with: Data(synced.stdout.utf8)) as? [String: Any])
+        #expect(report["pushed"] as? Bool == true)
+        #expect((report["committed"] as? [String: Any])?["notices"] as? Int == 1)
+        #expect((report["received"] as? [String])?.count == 1)
+        #expect(report["merge"] is String)
+        let conflicts = try #require(report["conflicts"] as? [[String: String]])
+        #expect(conflicts.count == 1)
+        #expect(conflicts.first?["of"] == "shortbread.md")
+        #expect(fixture.files(in: bo).contains(conflicts.first?["copy"] ?? "-"))
+    }
+
     @Test("the same file, apart: a clean three-way merge, no copy")
     func cleanMerge() throws {
         let fixture = try SyncFixture()

@@ -15,9 +15,6 @@ public enum ServerAPI {
         case readWrite = "read-write"
 
         public static func < (lhs: Access, rhs: Access) -> Bool { lhs == .read && rhs == .readWrite }
-
-        /// The challenge operation that asks for this access.
-        public var operation: ChallengeOperation { self == .read ? .pull : .push }
     }
 
     /// `POST /c/<id>/challenge`.

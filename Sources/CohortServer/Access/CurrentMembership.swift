@@ -35,7 +35,8 @@ public struct CurrentMembership: Sendable, RootDirectory {
     }
 }
 
-/// Reads `CurrentMembership` for hosted collaborations, re-reading only when a branch tip moved.
+/// Reads `CurrentMembership` for hosted collaborations: per request only the branch tip is read; the
+/// membership is read again only when it moved.
 public final class MembershipReader: Sendable {
     let store: CollaborationStore
     private let cache = Mutex<[String: CurrentMembership]>([:])
@@ -46,16 +47,16 @@ public final class MembershipReader: Sendable {
 
     /// The membership of `identifier` now; `E_NOT_FOUND` when it is not hosted here.
     public func current(_ identifier: String) throws -> CurrentMembership {
-        guard let registration = try store.registration(identifier) else {
+        // A registration is written once, when the collaboration is published, and never changes.
+        let cached = cache.withLock { $0[identifier] }
+        guard let registration = try cached?.registration ?? store.registration(identifier) else {
             throw CohortError(.notFound, "this server does not host collaboration \(identifier.prefix(64))",
                               hint: "check the link, or ask its owner to `cohort publish` it here")
         }
         let repository = try Repository(at: store.repositoryURL(identifier))
         let branch = (try? repository.headBranch()) ?? CohortLayout.defaultBranch
         let head = try repository.resolve(branch)
-        if let cached = cache.withLock({ $0[identifier] }), cached.head == head, cached.registration == registration {
-            return cached
-        }
+        if let cached, cached.head == head { return cached }
         let membership: CurrentMembership
         if let head {
             let state = try HistoryVerifier(repository: repository).state(at: head)

@@ -49,8 +49,8 @@ public final class RequestLimiter: Sendable {
         return TransferSlot(limiter: self)
     }
 
-    /// Reserves a transfer slot; `E_BUSY` when every slot is taken. Pair with `endTransfer()`.
-    public func beginTransfer() throws {
+    /// Reserves a transfer slot; `E_BUSY` when every slot is taken.
+    private func beginTransfer() throws {
         let admitted = transfers.withLock { count -> Bool in
             guard count < maxTransfers else { return false }
             count += 1
@@ -61,7 +61,7 @@ public final class RequestLimiter: Sendable {
         }
     }
 
-    public func endTransfer() {
+    fileprivate func endTransfer() {
         transfers.withLock { $0 -= 1 }
     }
 }

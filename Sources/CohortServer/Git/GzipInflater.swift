@@ -10,8 +10,8 @@ final class GzipInflater {
     private let limit: Int
     private var input: [UInt8] = []
     private var offset = 0
-    private(set) var produced = 0
-    private(set) var finished = false
+    private var produced = 0
+    private var finished = false
 
     init(limit: Int) throws {
         self.limit = limit

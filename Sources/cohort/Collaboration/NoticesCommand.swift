@@ -70,18 +70,9 @@ struct NoticesDeliver: AsyncCohortCommand {
 
     func execute() async throws {
         let workspace = try workspace.open()
-        let sinks = try SinkConfiguration.load(workspace.configurationFiles).map {
-            try SinkFactory.make($0, stateDirectory: workspace.sinkStateDirectory)
-        }
-        guard !sinks.isEmpty else {
+        guard let reports = try await WorkspaceSinks.deliver(workspace) else {
             Terminal.note("no sinks configured: add [[sinks]] to \(workspace.configurationFiles.map(\.path).joined(separator: " or "))")
             return
-        }
-        let reports: [NoticeOutbox.Report]
-        do {
-            reports = try await workspace.deliverNotices(to: sinks)
-        } catch let violation as Violation {
-            throw violation.asError
         }
         for report in reports {
             var line = "\(report.sink): \(report.delivered) delivered"

@@ -56,7 +56,7 @@ struct SyncCommand: AsyncCohortCommand {
         let opened = try workspace.open()
         let report = try await SyncRun.run(opened, options: options)
         TerminalProgress.finish()
-        let delivered = try await SyncRun.deliver(opened)
+        let delivered = try await WorkspaceSinks.deliver(opened)
         if json {
             Terminal.write(SyncRun.json(report, delivered: delivered))
         } else {
@@ -66,7 +66,7 @@ struct SyncCommand: AsyncCohortCommand {
 }
 
 /// What `cohort sync` and `cohort watch` share: running a sync off Swift's cooperative threads (it
-/// blocks in libgit2), delivering notices, and describing the result.
+/// blocks in libgit2) and describing the result.
 enum SyncRun {
     /// Holds a workspace for the sync's own thread (the workspace is used by that thread alone).
     private final class Box: @unchecked Sendable {
@@ -89,14 +89,6 @@ enum SyncRun {
                 })
             }.start()
         }
-    }
-
-    /// Delivers what arrived to the workspace's sinks; nil when none is configured.
-    static func deliver(_ workspace: Workspace) async throws -> [NoticeOutbox.Report]? {
-        let specs = try SinkConfiguration.load(workspace.configurationFiles)
-        guard !specs.isEmpty else { return nil }
-        let sinks = try specs.map { try SinkFactory.make($0, stateDirectory: workspace.sinkStateDirectory) }
-        return try await workspace.deliverNotices(to: sinks)
     }
 
     static func lines(_ report: SyncReport, delivered: [NoticeOutbox.Report]?) -> [String] {

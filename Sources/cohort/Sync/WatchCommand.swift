@@ -52,7 +52,7 @@ struct WatchCommand: AsyncCohortCommand {
                 lastSync = now
                 do {
                     let report = try await SyncRun.run(opened, options: options)
-                    let delivered = try await SyncRun.deliver(opened)
+                    let delivered = try await WorkspaceSinks.deliver(opened)
                     let lines = SyncRun.lines(report, delivered: delivered)
                     if lines != ["up to date"] {
                         for line in lines { Terminal.print("\(Date().formatted(.iso8601)) \(line)") }
