@@ -8,7 +8,7 @@ public struct Commit: Sendable {
     public let tree: ObjectID
     public let parents: [ObjectID]
     public let message: String
-    /// The `gpgsig` header's value and the bytes it signs, when the commit is signed.
+    /// The one `gpgsig` header's value and the bytes it signs, when the commit is signed (`CommitSignature`).
     public let signature: (armored: String, signedData: Data)?
 }
 
@@ -43,27 +43,16 @@ extension Repository {
         let header = try objectHeader(id)
         guard header.type == GIT_OBJECT_COMMIT else { throw CohortError(.malformed, "object \(id.hex) is not a commit") }
         guard header.size <= Self.maxCommitBytes else {
-            throw CohortError(.malformed, "commit \(id.hex) is \(header.size) bytes, more than the \(Self.maxCommitBytes) allowed")
+            throw CohortError(.tooLarge, "commit \(id.hex) is \(header.size) bytes, more than the \(Self.maxCommitBytes) allowed")
         }
         let (tree, parents, message) = try withCommit(id) { commit in
             (ObjectID(git_commit_tree_id(commit)),
              (0..<git_commit_parentcount(commit)).map { ObjectID(git_commit_parent_id(commit, $0)) },
              git_commit_message_raw(commit).map { String(cString: $0) } ?? "")
         }
-        var signature = git_buf()
-        var signed = git_buf()
-        defer {
-            git_buf_dispose(&signature)
-            git_buf_dispose(&signed)
-        }
-        var oid = id.raw
-        let result = git_commit_extract_signature(&signature, &signed, pointer, &oid, "gpgsig")
-        var extracted: (String, Data)?
-        if result == 0, let sigPointer = signature.ptr, let signedPointer = signed.ptr {
-            extracted = (String(cString: sigPointer), Data(bytes: signedPointer, count: signed.size))
-        } else if result != GIT_ENOTFOUND.rawValue {
-            try check(result, "cannot read the signature of \(id.hex)")
-        }
+        // The signature as stock git finds it, from the raw object: libgit2's extraction also looks
+        // in the message body, which `git verify-commit` never does.
+        let extracted = try CommitSignature.split(rawObject(id, maxBytes: Self.maxCommitBytes))
         return Commit(id: id, tree: tree, parents: parents, message: message, signature: extracted)
     }
 
@@ -113,15 +102,26 @@ extension Repository {
         try walk(from: tip, hiding: hidden, sorting: GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_REVERSE.rawValue, firstParentOnly: false)
     }
 
-    /// The ids a libgit2 revision walk yields from `tip`.
+    /// Commits reachable from any of `tips` and from none of `hidden`, parents before children.
+    public func commits(fromAll tips: [ObjectID], hiding hidden: [ObjectID]) throws -> [ObjectID] {
+        try walk(from: tips, hiding: hidden, sorting: GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_REVERSE.rawValue, firstParentOnly: false)
+    }
+
     private func walk(from tip: ObjectID, hiding hidden: [ObjectID], sorting: UInt32, firstParentOnly: Bool) throws -> [ObjectID] {
+        try walk(from: [tip], hiding: hidden, sorting: sorting, firstParentOnly: firstParentOnly)
+    }
+
+    /// The ids a libgit2 revision walk yields from `tips`.
+    private func walk(from tips: [ObjectID], hiding hidden: [ObjectID], sorting: UInt32, firstParentOnly: Bool) throws -> [ObjectID] {
         var walk: OpaquePointer?
         try check(git_revwalk_new(&walk, pointer), "cannot walk history")
         defer { git_revwalk_free(walk) }
         try check(git_revwalk_sorting(walk, sorting), "cannot sort history")
         if firstParentOnly { try check(git_revwalk_simplify_first_parent(walk), "cannot walk first parents") }
-        var start = tip.raw
-        try check(git_revwalk_push(walk, &start), "cannot walk from \(tip.hex)")
+        for tip in tips {
+            var start = tip.raw
+            try check(git_revwalk_push(walk, &start), "cannot walk from \(tip.hex)")
+        }
         for id in hidden {
             var oid = id.raw
             try check(git_revwalk_hide(walk, &oid), "cannot hide \(id.hex)")

@@ -78,10 +78,10 @@ extension Repository {
     private func collectChanges(from old: ObjectID?, to new: ObjectID?, prefix: String, depth: Int, walk: inout TreeWalk, into changes: inout [Change]) throws {
         guard old != new else { return }
         guard depth <= walk.maxDepth else {
-            throw CohortError(.malformed, "folders are nested deeper than \(walk.maxDepth) levels at \(prefix)")
+            throw CohortError(.tooLarge, "folders are nested deeper than \(walk.maxDepth) levels at \(prefix)")
         }
         guard changes.count <= walk.maxChanges else {
-            throw CohortError(.malformed, "more than \(walk.maxChanges) files changed")
+            throw CohortError(.tooLarge, "more than \(walk.maxChanges) files changed")
         }
         try withOptionalTree(old) { oldTree in
             try withOptionalTree(new) { newTree in

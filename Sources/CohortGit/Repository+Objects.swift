@@ -37,6 +37,25 @@ extension Repository {
         return (size, type)
     }
 
+    /// The raw content of object `id` (any type), refused before it is inflated if larger than `maxBytes`.
+    public func rawObject(_ id: ObjectID, maxBytes: Int) throws -> Data {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, pointer), "cannot open the object database")
+        defer { git_odb_free(odb) }
+        var size = 0
+        var type = GIT_OBJECT_INVALID
+        var oid = id.raw
+        try check(git_odb_read_header(&size, &type, odb, &oid), "cannot read object \(id.hex)")
+        guard size <= maxBytes else {
+            throw CohortError(.tooLarge, "object \(id.hex) is \(size) bytes, more than the \(maxBytes) allowed")
+        }
+        var object: OpaquePointer?
+        try check(git_odb_read(&object, odb, &oid), "cannot read object \(id.hex)")
+        defer { git_odb_object_free(object) }
+        guard let data = git_odb_object_data(object) else { return Data() }
+        return Data(bytes: data, count: git_odb_object_size(object))
+    }
+
     /// The content of blob `id`, refused (before it is inflated) if larger than `maxBytes`.
     public func blob(_ id: ObjectID, maxBytes: Int) throws -> Data {
         let header = try objectHeader(id)
@@ -44,7 +63,7 @@ extension Repository {
             throw CohortError(.malformed, "object \(id.hex) is not a file")
         }
         guard header.size <= maxBytes else {
-            throw CohortError(.malformed, "blob \(id.hex) is \(header.size) bytes, more than the \(maxBytes) allowed")
+            throw CohortError(.tooLarge, "blob \(id.hex) is \(header.size) bytes, more than the \(maxBytes) allowed")
         }
         var blob: OpaquePointer?
         var oid = id.raw

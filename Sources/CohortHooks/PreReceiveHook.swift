@@ -11,7 +11,7 @@ public enum PreReceiveHook {
     /// Parses git's `OLD NEW REF` lines.
     public static func updates(from input: Data) throws -> [RefUpdate] {
         guard input.count <= maxInputBytes else {
-            throw CohortError(.malformed, "pre-receive input is larger than \(maxInputBytes) bytes")
+            throw CohortError(.tooLarge, "pre-receive input is larger than \(maxInputBytes) bytes")
         }
         return try String(decoding: input, as: UTF8.self).split(separator: "\n").map { try RefUpdate(line: $0) }
     }
@@ -32,5 +32,24 @@ public enum PreReceiveHook {
         let updates = try updates(from: input)
         let repository = try Repository.openFromEnvironment()
         return try PushVerifier(repository: repository, limits: limits(for: repository)).verify(updates)
+    }
+
+    /// Verifies the branches and tags `repository` already holds, as if each were pushed anew, so that
+    /// the hook counts them as verified from now on (it trusts only what it accepted itself). Returns
+    /// the refs that fail and why: those stay unverified, and a push building on them is checked
+    /// from the collaboration's genesis. Returns the number of commits verified.
+    public static func adoptExisting(at url: URL) throws -> (commits: Int, rejections: [PushRejection]) {
+        let repository = try Repository(at: url)
+        var updates: [RefUpdate] = []
+        for (name, id) in try repository.referenceTips().sorted(by: { $0.key < $1.key })
+        where name.hasPrefix("refs/heads/") || name.hasPrefix("refs/tags/") {
+            updates.append(RefUpdate(old: .zero, new: id, name: name))
+        }
+        guard !updates.isEmpty else { return (0, []) }
+        let before = VerifiedCommits(repository: repository).load().count
+        var limits = try limits(for: repository)
+        limits.maxUpdates = max(limits.maxUpdates, updates.count)
+        let rejections = try PushVerifier(repository: repository, limits: limits).verify(updates)
+        return (VerifiedCommits(repository: repository).load().count - before, rejections)
     }
 }

@@ -73,8 +73,7 @@ public struct TokenExchange: Sendable {
             throw CohortError(.challengeScope, "the server sent a challenge for \(parsed.operation) on \(parsed.collaboration.prefix(64)), not \(operation) on \(link.identifier)",
                               hint: "nothing was signed")
         }
-        return SignedIdentityProof(scheme: signer.root.scheme, proof: signer.proof, signature: try signer.key.signature(for: message),
-                                   message: message)
+        return try SignedIdentityProof(signing: message, with: signer.key, scheme: signer.root.scheme, proof: signer.proof)
     }
 
     /// libgit2 reports a refusal by a server as a bare HTTP status. When `error` is such a refusal

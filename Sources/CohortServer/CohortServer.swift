@@ -3,6 +3,7 @@ import CohortHooks
 import CohortIdentity
 import Crypto
 import Foundation
+import Synchronization
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -23,6 +24,9 @@ public final class CohortServer: Sendable {
     let logger: Logger
     /// The name challenges and tokens are bound to: the public URL, or a stable name made once.
     public let identity: String
+    /// The bound port, once listening (the configured one until then): part of the name when no
+    /// `--public-url` is set.
+    let boundPort: Mutex<Int?> = Mutex(nil)
 
     public init(configuration: ServerConfiguration, logger: Logger) throws {
         try configuration.validate()
@@ -68,6 +72,7 @@ public final class CohortServer: Sendable {
     public func router() -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
         router.add(middleware: AccessLog(logger: logger))
+        router.add(middleware: HostCheck(server: self))
         router.get("/.well-known/cohort") { [self] _, _ in
             jsonResponse(ServerAPI.ServerInfo(version: CohortVersion.text, identity: identity))
         }
@@ -95,7 +100,11 @@ public final class CohortServer: Sendable {
             router: router(),
             server: server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "cohort"),
-            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            onServerRunning: { [self] channel in
+                let port = channel.localAddress?.port ?? 0
+                boundPort.withLock { $0 = port }
+                await onListening(port)
+            },
             logger: logger
         )
         try await application.runService()
@@ -110,18 +119,24 @@ extension CohortServer {
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 
-    /// The base URL links are made of: the public URL, or the scheme and Host of the request.
-    func baseURL(for request: Request) -> String {
-        if let publicBase = configuration.publicBase { return publicBase }
-        let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"
-        let safeHost = host.utf8.count <= 255 && host.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "<") }
-            ? host : "\(configuration.host):\(configuration.port)"
-        return "\(configuration.usesTLS ? "https" : "http")://\(safeHost)"
+    /// The server's name, which links are made of and challenges carry: `--public-url`, or (only on a
+    /// loopback address) the address it listens on. Never anything a request says.
+    var name: String {
+        configuration.baseURL(boundPort: boundPort.withLock { $0 } ?? configuration.port)
     }
 
-    /// The challenge authority for `request`: challenges name the server as the client reached it
-    /// (the public URL, or the request's scheme and Host), so a client can refuse to sign a challenge
-    /// another server relays to it.
+    /// Whether `authority` (a request's `Host`) names this server.
+    func answers(to authority: String) -> Bool {
+        ServerConfiguration.authority(of: name).map { $0 == authority.lowercased() } ?? false
+    }
+
+    /// The base URL links are made of (`name`); the request is not consulted.
+    func baseURL(for request: Request) -> String {
+        name
+    }
+
+    /// The challenge authority: challenges name the server (`name`), so a client can refuse to sign a
+    /// challenge another server relays to it, and this server refuses requests addressed to another.
     func challenges(for request: Request) throws -> ChallengeAuthority {
         try ChallengeAuthority(server: baseURL(for: request), key: challengeKey, spent: spentChallenges,
                                lifetime: configuration.limits.challengeLifetime)

@@ -49,8 +49,25 @@ public struct ServerConfiguration: Sendable {
         return "\(scheme)://\(shownHost):\(boundPort)"
     }
 
+    /// Whether `host` is a loopback address: the only place a server may name itself by its address.
+    public static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// The `host[:port]` of a base URL as a `Host` header carries it (lowercased, default ports left out).
+    static func authority(of base: String) -> String? {
+        guard let url = URL(string: base), let host = url.host?.lowercased() else { return nil }
+        let shown = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        guard let port = url.port, !(url.scheme == "http" && port == 80), !(url.scheme == "https" && port == 443) else { return shown }
+        return "\(shown):\(port)"
+    }
+
     /// Checks what can be checked before binding.
     public func validate() throws {
+        guard publicURL != nil || Self.isLoopback(host) else {
+            throw CohortError(.malformed, "--public-url is required when listening on \(host.isEmpty ? "every address" : host)",
+                              hint: "pass the URL clients use, e.g. --public-url https://cohort.example.org: challenges name the server from it, never from a request")
+        }
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw CohortError(.malformed, "--tls-cert and --tls-key go together", hint: "pass both, or neither for plain HTTP")
         }

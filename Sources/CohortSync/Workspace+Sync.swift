@@ -163,10 +163,14 @@ extension Workspace {
         let verifier = HistoryVerifier(repository: repository)
         let ours = try verifier.state(at: head.commit)
         let incoming = try verifier.state(at: theirs)
-        let newestTree = try repository.tree(ofCommit: incoming.membership.version > ours.membership.version ? theirs : head.commit)
+        // Each of the two files comes from the side where it is newest (the verifier refuses a merge
+        // that keeps an older one, whichever side it is on).
+        let newestMembers = try repository.tree(ofCommit: incoming.membership.version > ours.membership.version ? theirs : head.commit)
+        let newestSettings = try repository.tree(
+            ofCommit: incoming.collaboration.revisionNumber > ours.collaboration.revisionNumber ? theirs : head.commit)
         var replacing: [String: IndexEntry?] = [:]
-        for path in [CohortLayout.collaboration, CohortLayout.members] {
-            if let entry = try repository.entry(at: path, inTree: newestTree) {
+        for (path, tree) in [(CohortLayout.collaboration, newestSettings), (CohortLayout.members, newestMembers)] {
+            if let entry = try repository.entry(at: path, inTree: tree) {
                 replacing[path] = IndexEntry(path: path, id: entry.id, mode: entry.mode)
             }
         }

@@ -5,7 +5,7 @@ import Foundation
 
 /// The collaboration as of one commit: its metadata and its membership, both verified.
 public struct CollaborationState: Sendable {
-    public let collaboration: CollaborationFile
+    public private(set) var collaboration: CollaborationFile
     public let membership: Membership
     /// SHA-256 of the membership payload: what the next version must chain to.
     public let membershipDigest: String
@@ -13,7 +13,7 @@ public struct CollaborationState: Sendable {
     public let owner: RootHash
     /// Active and removed roots.
     public let directory: KnownRoots
-    let collaborationBlob: ObjectID
+    private(set) var collaborationBlob: ObjectID
     let membersBlob: ObjectID
 
     init(collaboration: Opened<CollaborationFile>, collaborationBlob: ObjectID, membership: Opened<Membership>, membersBlob: ObjectID) throws {
@@ -28,6 +28,15 @@ public struct CollaborationState: Sendable {
         directory = membership.value.directory
         self.collaborationBlob = collaborationBlob
         self.membersBlob = membersBlob
+    }
+
+    /// This state with the collaboration file of `other` (the same collaboration: its identifier,
+    /// salt and owner, hence context and owner, are those of this state).
+    func withCollaboration(of other: CollaborationState) -> CollaborationState {
+        var state = self
+        state.collaboration = other.collaboration
+        state.collaborationBlob = other.collaborationBlob
+        return state
     }
 
     /// The active participant with `root`.

@@ -18,6 +18,8 @@ struct PreparedCommit: Sendable {
     let signer: Result<CommitSigner, CohortError>
     let cohortTree: Result<ObjectID, CohortError>
     let cohortChanges: Result<[Change], CohortError>
+    /// Whether every path the commit adds or changes (against its first parent) is one git checks out.
+    let paths: Result<Void, CohortError>
     let notices: [ObjectID: Result<Opened<Notice>, CohortError>]
 }
 
@@ -56,7 +58,8 @@ enum CommitPreparation {
             guard let blob = change.newID, CohortLayout.isNoticePath(path) else { continue }
             notices[blob] = Result { try openNotice(blob, path: path, in: repository) }.mapCohortError()
         }
-        return PreparedCommit(commit: commit, signer: signer, cohortTree: cohortTree, cohortChanges: changes, notices: notices)
+        let paths = Result { try checkPaths(of: commit, in: repository) }.mapCohortError()
+        return PreparedCommit(commit: commit, signer: signer, cohortTree: cohortTree, cohortChanges: changes, paths: paths, notices: notices)
     }
 
     /// The commit's signature verified over its bytes, and its trailer's proof for the same key folded.
@@ -70,6 +73,21 @@ enum CommitPreparation {
             throw CohortError(.badSignature, "commit is signed by key \(key.fingerprint) but its Cohort-Proof names another key")
         }
         return CommitSigner(root: try proof.root(under: scheme), key: key)
+    }
+
+    /// The root a commit's trailer folds to, without checking its signature: for commits verified
+    /// before (remembered, or behind a ref the verifier accepted), whose signature was checked then.
+    static func claimedRoot(of commit: Commit) throws -> RootHash {
+        let (scheme, proof) = try CommitTrailer.parse(commit.message)
+        return try proof.root(under: scheme)
+    }
+
+    /// Every path the commit adds or changes against its first parent (all of them for a root commit)
+    /// is one git would check out on every platform (`GitPath`). Paths already in the first parent were
+    /// checked when they came in.
+    static func checkPaths(of commit: Commit, in repository: Repository) throws {
+        let parentTree = try commit.parents.first.map { try repository.tree(ofCommit: $0) }
+        try repository.checkNewPaths(from: parentTree, to: commit.tree)
     }
 
     /// The top level of a commit's tree: a `.cohort` folder, and no name that would land on it on

@@ -25,6 +25,8 @@ public final class HistoryVerifier {
     private var signers: [ObjectID: CommitSigner] = [:]
     private var prepared: [ObjectID: PreparedCommit] = [:]
     private var openedNotices: [ObjectID: Result<Opened<Notice>, CohortError>] = [:]
+    /// Commits accepted only as a read-only participant replacing their own root.
+    private var rotationsOnly = Set<ObjectID>()
 
     public init(repository: Repository, expectedIdentifier: String? = nil) {
         self.repository = repository
@@ -45,6 +47,12 @@ public final class HistoryVerifier {
         let root = try repository.firstParentRoot(of: commit)
         genesisOf[commit] = root
         return root
+    }
+
+    /// Whether `commit`, verified in this run, was accepted only as its read-only signer replacing
+    /// their own root (the one change a participant without write permission may make).
+    public func isOnlySelfRotation(_ commit: ObjectID) -> Bool {
+        rotationsOnly.contains(commit)
     }
 
     /// The root and key that signed `commit`, if this run verified it.
@@ -93,7 +101,8 @@ public final class HistoryVerifier {
         signers[commit.id] = commitSigner
         let signer = commitSigner.root
         let cohortTree = try prepared?.cohortTree.get() ?? CommitPreparation.topLevelCohort(of: commit.tree, in: repository)
-        guard let parent = commit.parents.first else {
+        try prepared?.paths.get() ?? CommitPreparation.checkPaths(of: commit, in: repository)
+        guard !commit.parents.isEmpty else {
             let changes = try prepared?.cohortChanges.get()
                 ?? repository.treeChanges(from: nil, to: cohortTree, maxDepth: 3, maxChanges: Self.maxCohortChanges)
             return (try checkGenesis(commit, signer: signer, changes: changes), cohortTree)
@@ -104,39 +113,52 @@ public final class HistoryVerifier {
         let genesis = try checkGenesisOfParents(commit)
         genesisOf[commit.id] = genesis
 
-        // A merge's membership is the newest of its parents' (or the next version after it), and
-        // every parent's membership must lie on that one's chain: no branch can bring back an old one.
+        // The state a commit starts from is the newest among its parents (`MergeBase`): a merge can
+        // never bring an older membership or collaboration file back, whichever parent holds it.
         let parentStates = try commit.parents.map { try state(at: $0) }
-        var newest = 0
-        for (index, candidate) in parentStates.enumerated() where candidate.membership.version > parentStates[newest].membership.version {
-            newest = index
-        }
-        let before = parentStates[newest]
-        for (index, other) in parentStates.enumerated() where index != newest {
-            guard try isOnMembershipLine(other, of: commit.parents[newest], state: before) else {
-                throw CohortError(.notPermitted, "the merge joins membership version \(other.membership.version) of \(commit.parents[index].hex), which is not in the history of version \(before.membership.version)",
-                                  hint: "merge onto the branch with the newest membership")
-            }
-        }
-        let participant = try parentStates[0].requireParticipant(signer)
-        let current = newest == 0 ? participant : try before.requireParticipant(signer)
+        let base = try MergeBase(commit: commit, states: parentStates, verifier: self)
+        let before = base.state
+        let current = try before.requireParticipant(signer)
 
-        let parentCohort = try cohortFolder(of: parent)
+        let baseCohort = try cohortFolder(of: commit.parents[base.membershipParent])
         var transition = StateTransition(verifier: self, commit: commit, signer: signer, participant: current, before: before)
-        if parentCohort != cohortTree || newest != 0 {
-            try transition.apply(try prepared?.cohortChanges.get()
-                ?? repository.treeChanges(from: parentCohort, to: cohortTree, maxDepth: 3, maxChanges: Self.maxCohortChanges))
+        if baseCohort != cohortTree || commit.parents.count > 1 {
+            let changes = base.membershipParent == 0
+                ? try prepared?.cohortChanges.get()
+                    ?? repository.treeChanges(from: baseCohort, to: cohortTree, maxDepth: 3, maxChanges: Self.maxCohortChanges)
+                : try repository.treeChanges(from: baseCohort, to: cohortTree, maxDepth: 3, maxChanges: Self.maxCohortChanges)
+            try transition.apply(changes)
         }
-        for other in commit.parents.dropFirst() {
+        for (index, other) in commit.parents.enumerated() where index != base.membershipParent {
             try checkNoticesKept(from: other, in: cohortTree)
         }
-        if participant.permission == .readOnly || current.permission == .readOnly {
-            guard try transition.isOnlySelfRotation(parentTree: repository.tree(ofCommit: parent)) else {
-                throw CohortError(.notPermitted, "\(participant.label) is a read-only participant and cannot change the collaboration",
+        if current.permission == .readOnly {
+            guard try transition.isOnlySelfRotation(parentTree: repository.tree(ofCommit: commit.parents[base.membershipParent])) else {
+                throw CohortError(.notPermitted, "\(current.label) is a read-only participant and cannot change the collaboration",
                                   hint: "ask the owner for write permission")
             }
+            rotationsOnly.insert(commit.id)
+        }
+        if commit.parents.count > 1 {
+            try checkSideCommits(of: commit, base: base.membershipParent, against: transition.after)
         }
         return (transition.after, cohortTree)
+    }
+
+    /// Every commit a merge brings in only through its other parents (not on the line of the parent
+    /// its membership comes from) must be signed by a participant with write permission in the
+    /// merge's own membership: what someone signed before their removal cannot come in sideways.
+    private func checkSideCommits(of commit: Commit, base: Int, against state: CollaborationState) throws {
+        let others = commit.parents.enumerated().filter { $0.offset != base }.map(\.element)
+        for id in try repository.commits(fromAll: others, hiding: [commit.parents[base]]) {
+            let root = try signers[id]?.root ?? CommitPreparation.claimedRoot(of: repository.commit(id))
+            guard let participant = state.participant(root), participant.permission == .readWrite else {
+                let status = state.directory.status(of: root) == .revoked ? "was removed" : "is not a participant with write permission"
+                throw CohortError(state.directory.status(of: root) == .revoked ? .revoked : .notPermitted,
+                                  "the merge brings in \(id.hex), signed by root \(root.hex), who \(status) in membership version \(state.membership.version)",
+                                  hint: "only work of current participants with write permission can be merged")
+            }
+        }
     }
 
     /// Every parent descends from the collaboration's one genesis; returns it.
@@ -157,7 +179,7 @@ public final class HistoryVerifier {
 
     /// Whether `other`'s membership is `state`'s or one of the versions before it on the first-parent
     /// line of `commit`.
-    private func isOnMembershipLine(_ other: CollaborationState, of commit: ObjectID, state: CollaborationState) throws -> Bool {
+    func isOnMembershipLine(_ other: CollaborationState, of commit: ObjectID, state: CollaborationState) throws -> Bool {
         if other.membersBlob == state.membersBlob { return true }
         guard other.membership.version < state.membership.version else { return false }
         for ancestor in try repository.firstParentLine(from: commit) {

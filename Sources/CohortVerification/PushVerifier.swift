@@ -72,22 +72,62 @@ public final class PushVerifier {
         self.limits = limits
     }
 
+    /// Branches and tags: the only refs a push may write, and the only ones whose tips can count as verified.
+    static func isPushable(_ name: String) -> Bool {
+        name.hasPrefix("refs/heads/") || name.hasPrefix("refs/tags/")
+    }
+
+    /// Every commit new to the repository, on any branch or tag, must be signed by a participant of
+    /// the default branch's membership as it is now (or as this push leaves it), with write
+    /// permission unless the commit only replaces its read-only signer's own root. The history rules
+    /// check each commit against its own parents, which its signer chose: this is what stops a
+    /// removed participant from pushing work built on a commit from before their removal.
+    private func checkCurrentMembership(_ commits: [(id: ObjectID, ref: String)], current: CollaborationState?,
+                                        pushed: CollaborationState?, verifier: HistoryVerifier) -> [PushRejection] {
+        let states = [current, pushed].compactMap { $0 }
+        guard !states.isEmpty else { return [] }
+        for (id, ref) in commits {
+            guard let root = verifier.verifiedSigner(of: id)?.root else { continue }
+            let rotationOnly = verifier.isOnlySelfRotation(id)
+            let allowed = states.contains { state in
+                guard let participant = state.participant(root) else { return false }
+                return rotationOnly || participant.permission == .readWrite
+            }
+            if !allowed {
+                let newest = states.max { $0.membership.version < $1.membership.version }
+                let removed = newest?.directory.status(of: root) == .revoked
+                return [PushRejection(commit: id, ref: ref, error: CohortError(
+                    removed ? .revoked : .notPermitted,
+                    "signed by root \(root.hex), who \(removed ? "was removed" : "is not a participant with write permission") in the collaboration's current membership (version \(newest?.membership.version ?? 0))",
+                    hint: "only current participants with write permission can bring new work"))]
+            }
+        }
+        return []
+    }
+
     /// Checks every update; returns the refusals (empty: the push may proceed).
     public func verify(_ updates: [RefUpdate], now: () -> Date = Date.init) throws -> [PushRejection] {
         guard updates.count <= limits.maxUpdates else {
             let first = updates.first
             return [PushRejection(commit: first?.new ?? .zero, ref: first?.name ?? "",
-                                  error: CohortError(.malformed, "the push updates \(updates.count) refs, more than the \(limits.maxUpdates) allowed",
+                                  error: CohortError(.tooLarge, "the push updates \(updates.count) refs, more than the \(limits.maxUpdates) allowed",
                                                      hint: "push fewer branches and tags at once"))]
         }
         let started = now()
         let defaultBranch = (try? repository.headBranch()) ?? CohortLayout.defaultBranch
-        let tips = try repository.referenceTips()
-        let existing = Array(Set(tips.values))
+        let memory = VerifiedCommits(repository: repository)
+        let remembered = memory.load()
+        // Only what this verifier accepted counts as verified: branches and tags whose tips it
+        // remembers. Refs a forge writes without running the hook (refs/pull/…, refs/merge-requests/…,
+        // refs/keep-around/…), or refs made by hand, hide nothing: their commits are checked as new.
+        let tips = try repository.referenceTips().filter { Self.isPushable($0.key) }
+        let heads = Array(Set(tips.values.compactMap { repository.peelToCommit($0) }))
+        let trusted = heads.filter { remembered.contains($0) }
         // The repository keeps the collaboration (identifier and genesis) it already holds; an empty
         // one takes the first genesis pushed into it.
         let verifier = HistoryVerifier(repository: repository)
-        if let held = tips[defaultBranch] ?? tips.values.first {
+        let held = tips[defaultBranch].flatMap { repository.peelToCommit($0) } ?? trusted.first
+        if let held {
             verifier.expectedIdentifier = try verifier.state(at: held).collaboration.identifier
             verifier.expectedGenesis = try verifier.genesis(of: held)
         } else {
@@ -95,15 +135,19 @@ public final class PushVerifier {
             verifier.expectedIdentifier = try repository.configString(Self.identifierKey)
             verifier.expectedGenesis = try repository.configString(Self.genesisKey).map { try ObjectID(hex: $0) }
         }
+        let current = try tips[defaultBranch].flatMap { repository.peelToCommit($0) }.map { try verifier.state(at: $0) }
         var verified = Set<ObjectID>()
         var budget = limits.maxCommits
         var rejections: [PushRejection] = []
+        var newCommits: [(id: ObjectID, ref: String)] = []
+        var pushedTips: [ObjectID] = []
+        var pushedDefault: ObjectID?
 
         for update in updates {
             func reject(_ commit: ObjectID, _ code: CohortError.Code, _ reason: String, hint: String? = nil) {
                 rejections.append(PushRejection(commit: commit, ref: update.name, error: CohortError(code, reason, hint: hint)))
             }
-            guard update.name.hasPrefix("refs/heads/") || update.name.hasPrefix("refs/tags/") else {
+            guard Self.isPushable(update.name) else {
                 reject(update.new, .notPermitted, "only branches (refs/heads/) and tags (refs/tags/) may be pushed")
                 continue
             }
@@ -122,26 +166,40 @@ public final class PushVerifier {
                        hint: "fetch, merge and push again instead of forcing")
                 continue
             }
-            let commits = try repository.commits(from: tip, hiding: existing).filter { !verified.contains($0) }
+            let commits = try repository.commits(from: tip, hiding: trusted).filter { !verified.contains($0) && !remembered.contains($0) }
             guard commits.count <= budget else {
-                reject(tip, .malformed, "the push brings more than \(limits.maxCommits) new commits", hint: "push in smaller parts")
+                reject(tip, .tooLarge, "the push brings more than \(limits.maxCommits) new commits", hint: "push in smaller parts")
                 continue
             }
             budget -= commits.count
             verifier.prepare(commits)
+            var accepted = true
             for id in commits {
                 do {
                     try verifier.verify(id)
                     verified.insert(id)
+                    newCommits.append((id, update.name))
                 } catch let violation as Violation {
                     rejections.append(PushRejection(commit: violation.commit, ref: update.name, error: violation.error))
+                    accepted = false
                     break
                 }
                 if now().timeIntervalSince(started) > limits.maxSeconds {
-                    reject(id, .malformed, "verifying the push took longer than \(Int(limits.maxSeconds)) s", hint: "push in smaller parts")
+                    reject(id, .busy, "verifying the push took longer than \(Int(limits.maxSeconds)) s", hint: "push in smaller parts")
                     return rejections
                 }
             }
+            if accepted, update.name == defaultBranch { pushedDefault = tip }
+            pushedTips.append(tip)
+        }
+        // New to the repository: on no branch or tag before this push (whether or not this verifier
+        // remembers them; commits only behind a forge's own refs count as new).
+        let fresh = Set(try repository.commits(fromAll: pushedTips, hiding: heads))
+        let pushed = try pushedDefault.map { try verifier.state(at: $0) }
+        rejections += checkCurrentMembership(newCommits.filter { fresh.contains($0.id) }, current: current, pushed: pushed, verifier: verifier)
+        if rejections.isEmpty {
+            // Remembered before git moves the refs: these commits passed, whatever happens next.
+            try? memory.remember(Array(verified))
         }
         return rejections
     }

@@ -50,7 +50,9 @@ struct StateTransition {
                                   hint: "only the collaboration file, the membership file and notices live there")
             }
         }
-        if filesChanged { try applyFileChanges() }
+        // A merge's files are compared with the newest among its parents, which need not be the
+        // parent the changes were listed against.
+        if filesChanged || commit.parents.count > 1 { try applyFileChanges() }
         for (path, blob) in notices { try checkNotice(at: path, blob: blob) }
     }
 
@@ -64,18 +66,29 @@ struct StateTransition {
     }
 
     private mutating func applyFileChanges() throws {
+        let collaborationEntry = try repository.entry(at: CohortLayout.collaboration, inTree: commit.tree)
+        let membersEntry = try repository.entry(at: CohortLayout.members, inTree: commit.tree)
+        if collaborationEntry?.id == before.collaborationBlob, membersEntry?.id == before.membersBlob,
+           collaborationEntry?.isPlainFile == true, membersEntry?.isPlainFile == true {
+            return
+        }
         let (collaboration, collaborationBlob, membership, membersBlob) = try repository.openCohortFiles(tree: commit.tree)
         let old = before.collaboration
         guard collaboration.value.identifier == old.identifier, collaboration.value.salt == old.salt, collaboration.value.owner == old.owner else {
             throw CohortError(.notPermitted, "the collaboration's identifier, salt and owner never change")
         }
-        if collaborationBlob != before.collaborationBlob, try inherited(CohortLayout.collaboration, collaborationBlob) == nil {
+        // `before` holds the newest files among the parents: anything else is the next step after
+        // them, made by whoever may make it, or an old version coming back.
+        if collaborationBlob != before.collaborationBlob {
+            let revision = collaboration.value.revisionNumber
+            guard revision == old.revisionNumber + 1 else {
+                throw CohortError(.notPermitted, "collaboration file revision \(revision) does not follow revision \(old.revisionNumber)",
+                                  hint: "an old collaboration file cannot come back; the newest among the parents must be kept")
+            }
             guard collaboration.signer == before.owner, signer == before.owner else {
                 throw CohortError(.notPermitted, "\(CohortLayout.collaboration) may only be changed by the owner")
             }
         }
-        // `before` is the newest membership among the parents: anything else is either the next
-        // version after it, or an old version coming back.
         if membersBlob != before.membersBlob {
             try checkMembershipChange(membership)
         }
@@ -95,6 +108,10 @@ struct StateTransition {
         }
         membershipChanged = true
         if opened.signer == before.owner {
+            guard signer == before.owner else {
+                throw CohortError(.notPermitted, "membership version \(new.version) is the owner's, but root \(signer.hex) committed it",
+                                  hint: "the owner commits their own membership changes")
+            }
             guard new.participant(before.owner)?.permission == .readWrite else {
                 throw CohortError(.notPermitted, "the owner must stay a participant with write permission")
             }
@@ -149,8 +166,12 @@ struct StateTransition {
             guard options.mentionsAllowed, participant.mentions else {
                 throw CohortError(.notPermitted, "mentions are off for \(participant.label) in this collaboration")
             }
-            guard let mentioned = notice.data["mentioned"], after.membership.participants.contains(where: { $0.root == mentioned }) else {
+            guard let mentioned = notice.data["mentioned"], let person = after.membership.participants.first(where: { $0.root == mentioned }) else {
                 throw CohortError(.notPermitted, "notice \(notice.id) mentions someone who is not a participant")
+            }
+            guard (notice.data["handle"] ?? "") == (person.handle ?? "") else {
+                throw CohortError(.notPermitted, "notice \(notice.id) names handle '\(notice.data["handle"]?.prefix(64) ?? "")' for a participant whose handle is '\(person.handle ?? "")'",
+                                  hint: "a mention names the participant as the membership knows them")
             }
         case .contentCommented:
             guard options.commentsAllowed, participant.comments else {
@@ -160,7 +181,8 @@ struct StateTransition {
             guard membershipChanged, signer == before.owner else {
                 throw CohortError(.notPermitted, "membership notices come only with the owner's membership change")
             }
-        default:
+        case .contentCreated, .contentEdited, .contentRenamed, .contentMoved, .contentDeleted:
+            // Anyone with write permission may describe their own change (the commit's checks).
             break
         }
     }

@@ -8,7 +8,7 @@ import Foundation
 public struct VerifiedCommits {
     static let maxFileBytes = 256 << 20
     /// Changes whenever the rules change, so that commits verified under older rules are checked again.
-    static let header = "cohort-verified rules-2\n"
+    static let header = "cohort-verified rules-3\n"
     public let url: URL
 
     public init(repository: Repository) {

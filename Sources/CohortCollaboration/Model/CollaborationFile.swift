@@ -38,6 +38,9 @@ public struct CollaborationFile: SignedPayload, Hashable {
     public var owner: Owner
     public var shareOptions: ShareOptions
     public var createdAt: Date
+    /// Counts the owner's changes to this file: absent (0) at genesis, then exactly one more at each
+    /// change, so that of two versions the newer is plain and an older one can never come back.
+    public var revision: Int?
     public var signer: Signer
 
     public init(identifier: String, localIdentifier: String, title: String, initiator: Initiator, salt: Data,
@@ -62,7 +65,16 @@ public struct CollaborationFile: SignedPayload, Hashable {
         _ = try context()
         _ = try ownerRoot()
         try shareOptions.validate()
+        guard (0...Self.maxRevision).contains(revisionNumber) else {
+            throw CohortError(.malformed, "collaboration revision \(revisionNumber) is out of range")
+        }
     }
+
+    /// Most revisions of the collaboration file.
+    public static let maxRevision = 1 << 30
+
+    /// The revision, 0 when absent.
+    public var revisionNumber: Int { revision ?? 0 }
 
     /// What members' keys are diversified for.
     public func context() throws -> CollaborationContext {

@@ -33,6 +33,12 @@ struct HookInstall: CohortCommand {
             case .chained: Terminal.print("installed \(hook.path); the existing hook runs after it as \(HookInstaller.chainedName(hook.lastPathComponent))")
             }
         }
+        // The hook trusts only what it verified itself: check the history already there once, now.
+        let adopted = try PreReceiveHook.adoptExisting(at: URL(fileURLWithPath: repository))
+        if adopted.commits > 0 { Terminal.print("verified \(adopted.commits) commit\(adopted.commits == 1 ? "" : "s") already on branches and tags") }
+        for rejection in adopted.rejections {
+            Terminal.note("warning: \(rejection) (this ref stays unverified: pushes building on it are checked from the genesis)")
+        }
     }
 }
 

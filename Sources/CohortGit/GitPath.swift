@@ -1,0 +1,156 @@
+import CGit2
+import CohortIdentity
+import Foundation
+
+/// The names git refuses to check out on any platform (its `verify_path` with both `core.protectNTFS`
+/// and `core.protectHFS`): a commit that carries one breaks every checkout of it, so the verifier
+/// refuses it at the gate. Names are checked one path component at a time, as git stores them.
+public enum GitPath {
+    /// Longest name accepted for one component, in bytes (Linux and macOS allow 255).
+    public static let maxComponentBytes = 255
+
+    /// Throws `E_NOT_PERMITTED` naming `path` when the component `name` (the last part of `path`),
+    /// with git file mode `mode`, is one git would refuse.
+    public static func check(component name: String, mode: UInt32, path: String) throws {
+        if let reason = refusal(component: name, mode: mode) {
+            throw CohortError(.notPermitted, "the path '\(shown(path))' \(reason)",
+                              hint: "rename it: git refuses to check such a path out on some systems")
+        }
+    }
+
+    /// Why git refuses the component `name` with mode `mode`, or nil when it is a valid name.
+    public static func refusal(component name: String, mode: UInt32) -> String? {
+        let bytes = Array(name.utf8)
+        if bytes.isEmpty { return "has an empty component" }
+        if bytes.count > maxComponentBytes { return "has a component longer than \(maxComponentBytes) bytes" }
+        if name == "." || name == ".." { return "has a '\(name)' component" }
+        if bytes.contains(0) { return "contains a NUL byte" }
+        if bytes.contains(UInt8(ascii: "/")) { return "has a component that contains '/'" }
+        if bytes.contains(UInt8(ascii: "\\")) { return "contains a backslash (a folder separator on Windows)" }
+        if isNTFSDotGit(bytes) { return "names .git on Windows (NTFS)" }
+        if isHFSDotGit(name) { return "names .git on macOS (HFS+)" }
+        if mode == 0o120000, isGitControlFile(name) { return "is a symbolic link in place of a git control file" }
+        return nil
+    }
+
+    /// `.git` or its 8.3 short name `git~1`, any case, followed only by dots and spaces (which Windows
+    /// strips) or by `:` (an alternate data stream).
+    static func isNTFSDotGit(_ bytes: [UInt8]) -> Bool {
+        let lower = bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
+        let rest: ArraySlice<UInt8>
+        if lower.starts(with: Array(".git".utf8)) {
+            rest = lower.dropFirst(4)
+        } else if lower.starts(with: Array("git~1".utf8)) {
+            rest = lower.dropFirst(5)
+        } else {
+            return false
+        }
+        for byte in rest {
+            if byte == UInt8(ascii: ":") { return true }
+            if byte != UInt8(ascii: ".") && byte != UInt8(ascii: " ") { return false }
+        }
+        return true
+    }
+
+    /// `.git` once HFS+ has dropped the code points it ignores and folded case.
+    static func isHFSDotGit(_ name: String) -> Bool {
+        hfsFolded(name) == ".git"
+    }
+
+    /// A link named like `.gitmodules`, `.gitattributes`, `.gitignore` or `.mailmap` in any spelling the
+    /// file systems above accept: git refuses those as links because it reads them through the tree.
+    static func isGitControlFile(_ name: String) -> Bool {
+        var folded = hfsFolded(name)
+        while let last = folded.last, last == "." || last == " " { folded.removeLast() }
+        if [".gitmodules", ".gitattributes", ".gitignore", ".mailmap"].contains(folded) { return true }
+        // 8.3 short names: GITMOD~1, GITATT~1, GITIGN~1, MAILMA~1 (any digit).
+        for prefix in ["gitmod~", "gitatt~", "gitign~", "mailma~"] where folded.hasPrefix(prefix) {
+            let digits = folded.dropFirst(prefix.count)
+            if !digits.isEmpty, digits.allSatisfy(\.isNumber) { return true }
+        }
+        return false
+    }
+
+    /// `name` without the code points HFS+ ignores, ASCII letters lowercased.
+    static func hfsFolded(_ name: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in name.unicodeScalars where !isHFSIgnorable(scalar) {
+            if scalar.value >= 0x41, scalar.value <= 0x5A, let lower = Unicode.Scalar(scalar.value + 0x20) {
+                scalars.append(lower)
+            } else {
+                scalars.append(scalar)
+            }
+        }
+        return String(scalars)
+    }
+
+    /// The code points HFS+ drops when it compares names (git's `next_hfs_char`).
+    public static func isHFSIgnorable(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x200C...0x200F, 0x202A...0x202E, 0x206A...0x206F, 0xFEFF: true
+        default: false
+        }
+    }
+
+    /// A path as it may be shown in one line: control characters escaped, bounded.
+    static func shown(_ path: String) -> String {
+        var text = ""
+        for scalar in path.unicodeScalars.prefix(200) {
+            text += scalar.value < 0x20 || scalar.value == 0x7F ? String(format: "\\x%02x", scalar.value) : String(scalar)
+        }
+        return text
+    }
+}
+
+extension Repository {
+    /// Checks the name of every entry of tree `new` that tree `old` (nil: none) does not hold with the
+    /// same id and mode, descending only into subtrees that changed, against `GitPath`. Paths in the
+    /// errors are relative to the trees. Entries that did not change were checked when they came in.
+    public func checkNewPaths(from old: ObjectID?, to new: ObjectID, maxDepth: Int = 64) throws {
+        try checkNewPaths(from: old, to: new, prefix: "", depth: 1, maxDepth: maxDepth)
+    }
+
+    private func checkNewPaths(from old: ObjectID?, to new: ObjectID, prefix: String, depth: Int, maxDepth: Int) throws {
+        guard old != new else { return }
+        guard depth <= maxDepth else {
+            throw CohortError(.tooLarge, "folders are nested deeper than \(maxDepth) levels at \(GitPath.shown(prefix))")
+        }
+        var subtrees: [(ObjectID?, ObjectID, String)] = []
+        try withOptionalTree(old) { oldTree in
+            try withTree(new) { newTree in
+                let oldCount = oldTree.map { git_tree_entrycount($0) } ?? 0
+                let newCount = git_tree_entrycount(newTree)
+                var i = 0
+                var j = 0
+                while j < newCount {
+                    guard let after = git_tree_entry_byindex(newTree, j) else { break }
+                    let before = i < oldCount ? git_tree_entry_byindex(oldTree, i) : nil
+                    let order: Int32 = before == nil ? 1 : git_tree_entry_cmp(before, after)
+                    if order < 0 {
+                        i += 1
+                        continue
+                    }
+                    j += 1
+                    var previous: ObjectID?
+                    if order == 0, let before {
+                        i += 1
+                        if git_oid_equal(git_tree_entry_id(before), git_tree_entry_id(after)) != 0,
+                           git_tree_entry_filemode(before) == git_tree_entry_filemode(after) { continue }
+                        if git_tree_entry_type(before) == GIT_OBJECT_TREE { previous = ObjectID(git_tree_entry_id(before)) }
+                    }
+                    let name = String(decoding: UnsafeRawBufferPointer(start: git_tree_entry_name(after),
+                                                                        count: strlen(git_tree_entry_name(after))), as: UTF8.self)
+                    let path = prefix + name
+                    let mode = git_tree_entry_filemode(after).rawValue
+                    try GitPath.check(component: name, mode: mode, path: path)
+                    if git_tree_entry_type(after) == GIT_OBJECT_TREE {
+                        subtrees.append((previous, ObjectID(git_tree_entry_id(after)), path + "/"))
+                    }
+                }
+            }
+        }
+        for (old, new, path) in subtrees {
+            try checkNewPaths(from: old, to: new, prefix: path, depth: depth + 1, maxDepth: maxDepth)
+        }
+    }
+}
