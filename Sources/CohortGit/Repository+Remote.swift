@@ -133,16 +133,27 @@ public struct PushResult: Sendable {
 extension Repository {
     /// Clones `url` into `directory` (which must not exist or be empty), checking out the remote's
     /// default branch.
-    public static func clone(from url: String, into directory: URL, callbacks: RemoteCallbacks = RemoteCallbacks()) throws -> Repository {
+    public static func clone(from url: String, into directory: URL, checkout: Bool = true,
+                             callbacks: RemoteCallbacks = RemoteCallbacks()) throws -> Repository {
         GitRuntime.start()
         var options = git_clone_options()
         try check(git_clone_options_init(&options, UInt32(GIT_CLONE_OPTIONS_VERSION)), "clone options")
+        if !checkout { options.checkout_opts.checkout_strategy = GIT_CHECKOUT_NONE.rawValue }
         let payload = TransferPayload(callbacks)
         payload.install(into: &options.fetch_opts.callbacks)
         var repository: OpaquePointer?
         let result = withExtendedLifetime(payload) { git_clone(&repository, url, directory.path, &options) }
         guard result >= 0, let repository else { throw payload.failure(result, "cannot clone \(url)") }
         return Repository(repository, origin: .path(directory))
+    }
+
+    /// Writes HEAD's files and index into a working folder that holds nothing else yet (a clone made
+    /// without a checkout): nothing there can be overwritten.
+    public func checkoutHeadIntoEmptyFolder() throws {
+        var options = git_checkout_options()
+        try check(git_checkout_options_init(&options, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)), "checkout options")
+        options.checkout_strategy = GIT_CHECKOUT_FORCE.rawValue
+        try check(git_checkout_head(pointer, &options), "cannot write the files of HEAD")
     }
 
     /// The URL of remote `name`, or nil when there is no such remote.

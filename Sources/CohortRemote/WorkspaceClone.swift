@@ -60,10 +60,13 @@ extension Workspace {
             }
         }
         do {
-            let repository = try Repository.clone(from: url, into: directory, callbacks: callbacks)
+            // Files are written only once the history is verified: a path git refuses, or anything
+            // else the rules forbid, never reaches the disk.
+            let repository = try Repository.clone(from: url, into: directory, checkout: false, callbacks: callbacks)
             let workspace = try Workspace(repository: repository, home: home)
             let head = try workspace.head()
             let report = try repository.verifyHistory(to: head.commit)
+            try repository.checkoutHeadIntoEmptyFolder()
             let state = try workspace.state()
             if let identifier, state.collaboration.identifier != identifier {
                 throw CohortError(.notPermitted, "the remote holds collaboration \(state.collaboration.identifier), not \(identifier)",

@@ -200,6 +200,6 @@ import Testing
             try server.scenario.write(name, to: "\(name).md", in: owner)
             _ = try #require(try owner.commitChanges(message: name))
         }
-        try server.expectRefused(owner, "E_MALFORMED", at: owner.head().commit)
+        try server.expectRefused(owner, "E_TOO_LARGE", at: owner.head().commit)
     }
 }

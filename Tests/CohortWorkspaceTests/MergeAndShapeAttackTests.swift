@@ -89,14 +89,14 @@ import Testing
         let bo = try signer(scenario.bo.home, in: scenario.owner)
         let path = ".cohort/" + Array(repeating: "a", count: 50).joined(separator: "/") + "/x.json"
         let id = try forge(scenario.owner, signer: bo, files: [path: Data("{}".utf8)])
-        expectViolation(.malformed, in: scenario.owner, at: id)
+        expectViolation(.tooLarge, in: scenario.owner, at: id)
     }
 
     @Test func oversizedMembershipIsRefused() throws {
         let scenario = try Scenario()
         let ann = try signer(scenario.ann.home, in: scenario.owner)
         let id = try forge(scenario.owner, signer: ann, files: [CohortLayout.members: Data(repeating: 0x20, count: Membership.maxEnvelopeBytes + 1)])
-        expectViolation(.malformed, in: scenario.owner, at: id)
+        expectViolation(.tooLarge, in: scenario.owner, at: id)
     }
 
     @Test func collaborationFileCannotBeDeleted() throws {

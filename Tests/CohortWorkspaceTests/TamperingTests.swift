@@ -100,11 +100,13 @@ import Testing
         let ann = try signerOf(scenario.ann)
         var renamed = state.collaboration
         renamed.title = "Owner may retitle"
+        renamed.revision = 1
         try forge(owner, signer: ann, files: [CohortLayout.collaboration: sealed(renamed, by: ann)])
         #expect(try owner.repository.verifyHistory(to: owner.head().commit).checkedNow == 1, "the owner may change the title")
 
         var moved = renamed
         moved.identifier = UUID().uuidString.lowercased()
+        moved.revision = 2
         let id = try forge(owner, signer: ann, files: [CohortLayout.collaboration: sealed(moved, by: ann)])
         expectViolation(.notPermitted, in: owner, at: id)
     }
@@ -169,7 +171,7 @@ import Testing
         let notice = Notice(type: .contentEdited, collaboration: scenario.identifier, actor: bo.root,
                             data: ["path": String(repeating: "a", count: 8000), "text": String(repeating: "b", count: 8000)], signer: bo.signer)
         let id = try forge(owner, signer: bo, files: [notice.path: sealed(notice, by: bo)])
-        expectViolation(.malformed, in: owner, at: id)
+        expectViolation(.tooLarge, in: owner, at: id)
     }
 
     @Test func signatureOverOtherBytes() throws {

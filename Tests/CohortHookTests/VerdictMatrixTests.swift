@@ -1,0 +1,240 @@
+import CohortCollaboration
+import CohortGit
+import CohortHooks
+import CohortIdentity
+import CohortTestSupport
+import CohortVerification
+import CohortWorkspace
+import Foundation
+import Testing
+
+/// Each class of attack, built by the test with participants' real keys (never through `cohort
+/// commit`), must get one verdict everywhere: the hook refuses it and the ref stays, an incremental
+/// `cohort verify` after remembered runs refuses it, a fresh verify refuses it, and `cohort clone` of
+/// the history refuses it and leaves nothing behind.
+@Suite struct VerdictMatrixTests {
+    /// Asserts the one verdict for `attack` (on `attacker`'s branch, built on `good`, which verified).
+    func expectOneVerdict(_ server: HookServer, _ attacker: Workspace, home: IdentityHome, attack: ObjectID, good: ObjectID,
+                          code: CohortError.Code, at commit: ObjectID? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let memory = attacker.repository.gitDirectory.appendingPathComponent("cohort/verified")
+        try? FileManager.default.removeItem(at: memory)
+        // Incremental: the good history is remembered first.
+        _ = try attacker.repository.verifyHistory(to: good)
+        expectViolation(code, in: attacker, at: commit, sourceLocation: sourceLocation)
+        // Fresh.
+        try? FileManager.default.removeItem(at: memory)
+        expectViolation(code, in: attacker, at: commit, sourceLocation: sourceLocation)
+        // The hook.
+        try server.expectRefused(attacker, code.rawValue, at: commit, sourceLocation: sourceLocation)
+        // `cohort clone` of the history: refused, nothing left.
+        let target = server.scenario.temp.path("clone-\(UUID().uuidString.prefix(8))")
+        let cloned = try run(cohortBinary.path, ["clone", attacker.directory.path, target.path], in: server.scenario.temp.url,
+                             environment: ["COHORT_HOME": home.directory.path])
+        #expect(cloned.status != 0, "cohort clone accepted the history", sourceLocation: sourceLocation)
+        #expect(cloned.stderr.contains(code.rawValue), "\(cloned.stderr)", sourceLocation: sourceLocation)
+        #expect(!FileManager.default.fileExists(atPath: target.path), "the refused clone was left behind", sourceLocation: sourceLocation)
+    }
+
+    // 1. A merge rolls `.cohort/` state back.
+
+    @Test func mergeKeepingAnOlderMembershipIsRefused() throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let owner = scenario.owner
+        let beforeRemoval = try owner.head().commit
+        _ = try owner.removeParticipants(["bo@example.com"])
+        try server.expectAccepted(owner)
+        let cy = try server.clone("cy", for: scenario.cy)
+        let tip = try cy.head().commit
+        // Cy (still in, read-write) merges [before the removal, tip] and keeps the old membership.
+        let merge = try commitTree(cy, tree: cy.repository.tree(ofCommit: beforeRemoval), parents: [beforeRemoval, tip],
+                                   signer: signer(scenario.cy.home, in: cy))
+        try expectOneVerdict(server, cy, home: scenario.cy.home, attack: merge, good: tip, code: .notPermitted, at: merge)
+        // With the tip first, the same.
+        try Attacks.point(cy, at: tip)
+        let swapped = try commitTree(cy, tree: cy.repository.tree(ofCommit: beforeRemoval), parents: [tip, beforeRemoval],
+                                     signer: signer(scenario.cy.home, in: cy))
+        try expectOneVerdict(server, cy, home: scenario.cy.home, attack: swapped, good: tip, code: .notPermitted, at: swapped)
+    }
+
+    @Test func mergeKeepingAnOlderCollaborationFileIsRefused() throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let owner = scenario.owner
+        let before = try owner.head().commit
+        // The owner turns comments off (revision 1).
+        let ann = try signer(scenario.ann.home, in: owner)
+        var settings = try owner.state().collaboration
+        settings.shareOptions = .defaults(comments: false)
+        settings.revision = 1
+        try forge(owner, signer: ann, files: [CohortLayout.collaboration: sealed(settings, by: ann)], message: "Comments off")
+        try server.expectAccepted(owner)
+        let cy = try server.clone("cy", for: scenario.cy)
+        let tip = try cy.head().commit
+        // Cy merges [tip, before] and keeps the old file: comments on again.
+        var entries: [String: ObjectID] = [:]
+        entries[CohortLayout.collaboration] = try #require(try cy.repository.entry(at: CohortLayout.collaboration, inTree: cy.repository.tree(ofCommit: before))).id
+        let tree = try cy.repository.tree(from: cy.repository.tree(ofCommit: tip), putting: entries)
+        let merge = try commitTree(cy, tree: tree, parents: [tip, before], signer: signer(scenario.cy.home, in: cy))
+        try expectOneVerdict(server, cy, home: scenario.cy.home, attack: merge, good: tip, code: .notPermitted, at: merge)
+    }
+
+    // 2. Backdated commits.
+
+    @Test func removedParticipantsBackdatedWorkMergedByAnotherIsRefused() throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let owner = scenario.owner
+        let beforeRemoval = try owner.head().commit
+        _ = try owner.removeParticipants(["bo@example.com"])
+        try server.expectAccepted(owner)
+        let cy = try server.clone("cy", for: scenario.cy)
+        let tip = try cy.head().commit
+        // Bo, removed, signs a commit on the state before his removal (his key is still his).
+        try Attacks.point(cy, at: beforeRemoval)
+        let bo = try CollaborationSigner(home: scenario.bo.home, context: cy.state().context)
+        let backdated = try forge(cy, signer: bo, files: ["bo.md": Data("sideways\n".utf8)], message: "backdated")
+        // Cy merges it into main, keeping the newest membership.
+        try Attacks.point(cy, at: tip)
+        let tree = try cy.repository.tree(from: cy.repository.tree(ofCommit: tip),
+                                          putting: ["bo.md": cy.repository.writeBlob(Data("sideways\n".utf8))])
+        let merge = try commitTree(cy, tree: tree, parents: [tip, backdated], signer: signer(scenario.cy.home, in: cy))
+        try expectOneVerdict(server, cy, home: scenario.cy.home, attack: merge, good: tip, code: .revoked, at: merge)
+    }
+
+    @Test(arguments: ["refs/heads/bo", "refs/tags/bo"])
+    func removedParticipantsBackdatedBranchOrTagIsRefusedByTheHook(ref: String) throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let owner = scenario.owner
+        let beforeRemoval = try owner.head().commit
+        _ = try owner.removeParticipants(["bo@example.com"])
+        try server.expectAccepted(owner)
+        let bo = try server.clone("bo", for: scenario.bo)
+        try Attacks.point(bo, at: beforeRemoval)
+        let backdated = try forge(bo, signer: signer(scenario.bo.home, in: bo), files: ["bo.md": Data("late\n".utf8)], message: "backdated")
+        let refspec = "\(backdated.hex):\(ref)"
+        try server.expectRefused(bo, "E_REVOKED", at: backdated, refspec: refspec, ref: ref)
+        #expect(try server.tip(ref) == nil)
+    }
+
+    @Test func offlineSyncAcrossARemovalStillMerges() throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let bo = try server.clone("bo", for: scenario.bo)
+        let cy = try server.clone("cy", for: scenario.cy)
+        // Bo's work lands before his removal; Cy works offline all along.
+        try scenario.write("bo\n", to: "bo.md", in: bo)
+        _ = try #require(try bo.commitChanges(message: "Bo's"))
+        try server.expectAccepted(bo)
+        try scenario.write("cy offline\n", to: "cy.md", in: cy)
+        _ = try #require(try cy.commitChanges(message: "Cy's, offline"))
+        let owner = scenario.owner
+        #expect(try run("git", ["pull", "-q", "--ff-only", server.remote, "main"], in: owner.directory).status == 0)
+        _ = try owner.removeParticipants(["bo@example.com"])
+        try server.expectAccepted(owner)
+        // Cy comes back: her sync merges the removal and Bo's earlier work, and the hook takes it.
+        let synced = try run(cohortBinary.path, ["sync"], in: cy.directory, environment: ["COHORT_HOME": scenario.cy.home.directory.path])
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(try server.tip() == cy.head().commit.hex)
+        _ = try cy.repository.verifyHistory(to: cy.head().commit)
+    }
+
+    // 3. Refs the hook never checked.
+
+    @Test func commitsBehindAForgeRefAreVerifiedWhenPushed() throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let bo = try server.clone("bo", for: scenario.bo)
+        let good = try bo.head().commit
+        // An unsigned commit, written into the server as a forge would (refs/pull/1/head, no hook).
+        let tree = try bo.repository.tree(from: bo.repository.tree(ofCommit: good), putting: ["x.md": bo.repository.writeBlob(Data("x\n".utf8))])
+        let unsigned = try Attacks.unsignedCommit(tree: tree, parents: [good], message: "unsigned", signer: signer(scenario.bo.home, in: bo), in: bo)
+        let id = try Attacks.writeObject(unsigned.bytes, type: "commit", in: bo)
+        try Attacks.point(bo, at: id)
+        #expect(try run("git", ["--git-dir", server.bare.path, "fetch", "-q", bo.directory.path, "+refs/heads/main:refs/pull/1/head"],
+                        in: scenario.temp.url).status == 0)
+        #expect(try server.tip("refs/pull/1/head") == id.hex)
+        try expectOneVerdict(server, bo, home: scenario.bo.home, attack: id, good: good, code: .badSignature, at: id)
+    }
+
+    // 4. Signature placement.
+
+    @Test func signatureInTheMessageBodyIsRefused() throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let bo = try server.clone("bo", for: scenario.bo)
+        let good = try bo.head().commit
+        let tree = try bo.repository.tree(from: bo.repository.tree(ofCommit: good), putting: ["x.md": bo.repository.writeBlob(Data("x\n".utf8))])
+        let made = try Attacks.unsignedCommit(tree: tree, parents: [good], message: "body", signer: signer(scenario.bo.home, in: bo), in: bo)
+        // No gpgsig header: the armor follows the message (libgit2's extraction finds it there).
+        let id = try Attacks.writeObject(made.bytes + Data(made.armored.utf8), type: "commit", in: bo)
+        try Attacks.point(bo, at: id)
+        let stock = try run("git", ["verify-commit", id.hex], in: bo.directory)
+        #expect(stock.status != 0, "stock git verified it")
+        try expectOneVerdict(server, bo, home: scenario.bo.home, attack: id, good: good, code: .badSignature, at: id)
+    }
+
+    @Test(arguments: ["gpgsig", "gpgsig-sha256"])
+    func aSecondSignatureHeaderIsRefused(header: String) throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let bo = try server.clone("bo", for: scenario.bo)
+        let good = try bo.head().commit
+        let tree = try bo.repository.tree(from: bo.repository.tree(ofCommit: good), putting: ["y.md": bo.repository.writeBlob(Data("y\n".utf8))])
+        let made = try Attacks.unsignedCommit(tree: tree, parents: [good], message: "two", signer: signer(scenario.bo.home, in: bo), in: bo)
+        let text = String(decoding: made.bytes, as: UTF8.self)
+        let split = try #require(text.range(of: "\n\n"))
+        let armor = made.armored.trimmingCharacters(in: .newlines).replacingOccurrences(of: "\n", with: "\n ")
+        let headers = String(text[..<split.lowerBound]) + "\ngpgsig " + armor + "\n\(header) " + armor
+        let id = try Attacks.writeObject(Data((headers + String(text[split.lowerBound...])).utf8), type: "commit", in: bo)
+        try Attacks.point(bo, at: id)
+        try expectOneVerdict(server, bo, home: scenario.bo.home, attack: id, good: good, code: .badSignature, at: id)
+    }
+
+    // 7. Paths git refuses.
+
+    @Test(arguments: [[".GIT", "config"], ["sub", ".git", "config"], ["git~1", "config"], [".git.", "x"], [".git ", "x"],
+                      ["a\\b"], ["docs", ".g\u{200C}it", "hooks"], ["..", "x"], ["GIT~1", "x"], [".git::$INDEX_ALLOCATION", "x"]])
+    func pathsGitRefusesAreRefused(components: [String]) throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let bo = try server.clone("bo", for: scenario.bo)
+        let good = try bo.head().commit
+        let tree = try Attacks.treeAdding(components, content: Data("[core]\n".utf8), to: bo)
+        let id = try commitTree(bo, tree: tree, parents: [good], signer: signer(scenario.bo.home, in: bo), message: "odd path")
+        try expectOneVerdict(server, bo, home: scenario.bo.home, attack: id, good: good, code: .notPermitted, at: id)
+    }
+
+    // 8. Smaller rules.
+
+    @Test func ownersMembershipCommittedBySomeoneElseIsRefused() throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let cy = try server.clone("cy", for: scenario.cy)
+        let good = try cy.head().commit
+        // An owner-signed next membership version (dropping Bo), committed by Cy.
+        let ann = try signer(scenario.ann.home, in: cy)
+        let state = try cy.state()
+        var next = state.membership
+        next.version += 1
+        next.previous = state.membershipDigest
+        next.participants.removeAll { $0.handle == "bo@example.com" }
+        next.signer = ann.signer
+        let id = try forge(cy, signer: signer(scenario.cy.home, in: cy), files: [CohortLayout.members: sealed(next, by: ann)])
+        try expectOneVerdict(server, cy, home: scenario.cy.home, attack: id, good: good, code: .notPermitted, at: id)
+    }
+
+    @Test func mentionNamingAnotherHandleIsRefused() throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let bo = try server.clone("bo", for: scenario.bo)
+        let good = try bo.head().commit
+        let me = try signer(scenario.bo.home, in: bo)
+        let cyRoot = try #require(try bo.state().membership.participants.first { $0.handle == "cy@example.com" }).root
+        let notice = Notice(type: .mention, collaboration: scenario.identifier, actor: me.root,
+                            data: ["path": "shortbread.md", "mentioned": cyRoot, "handle": "ann@example.com", "text": "hi"], signer: me.signer)
+        let id = try forge(bo, signer: me, files: [notice.path: sealed(notice, by: me)])
+        try expectOneVerdict(server, bo, home: scenario.bo.home, attack: id, good: good, code: .notPermitted, at: id)
+    }
+}

@@ -1,0 +1,69 @@
+import CohortCollaboration
+import CohortGit
+import CohortIdentity
+import CohortVerification
+import CohortWorkspace
+import Foundation
+import Testing
+
+/// Objects an attacker writes by hand, past every check libgit2's builders make: trees with names git
+/// refuses, commits whose signature sits where it should not.
+public enum Attacks {
+    /// Writes `data` as an object of `type` with `git hash-object --literally` (no validation at all).
+    public static func writeObject(_ data: Data, type: String, in workspace: Workspace) throws -> ObjectID {
+        let result = try run("git", ["hash-object", "--literally", "-t", type, "-w", "--stdin"], in: workspace.directory, stdin: data)
+        guard result.status == 0 else { throw CohortError(.git, "hash-object: \(result.stderr)") }
+        return try ObjectID(hex: result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// A tree of `entries` (mode, name, id) in git's order (a tree's name sorts as if it ended in '/').
+    public static func tree(_ entries: [(mode: UInt32, name: String, id: ObjectID)], in workspace: Workspace) throws -> ObjectID {
+        let sorted = entries.sorted { a, b in
+            let left = Array(a.name.utf8) + (a.mode == 0o040000 ? [0x2F] : [])
+            let right = Array(b.name.utf8) + (b.mode == 0o040000 ? [0x2F] : [])
+            return left.lexicographicallyPrecedes(right)
+        }
+        var data = Data()
+        for entry in sorted {
+            data += Data("\(String(entry.mode, radix: 8)) \(entry.name)".utf8) + Data([0]) + Data(hex: entry.id.hex)!
+        }
+        return try writeObject(data, type: "tree", in: workspace)
+    }
+
+    /// HEAD's tree with one more file at `components` (each a raw name, folders made as needed).
+    public static func treeAdding(_ components: [String], content: Data, to workspace: Workspace) throws -> ObjectID {
+        let repository = workspace.repository
+        let root = try repository.tree(ofCommit: workspace.head().commit)
+        var id = try repository.writeBlob(content)
+        var mode: UInt32 = 0o100644
+        for name in components.dropFirst().reversed() {
+            id = try tree([(mode, name, id)], in: workspace)
+            mode = 0o040000
+        }
+        let existing = try repository.entries(ofTree: root).filter { $0.name != components[0] }.map { ($0.mode, $0.name, $0.id) }
+        return try tree(existing + [(mode, components[0], id)], in: workspace)
+    }
+
+    /// The bytes of a commit of `tree` and `parents` as `cohort commit` would make them, unsigned, and
+    /// the armored signature `signer` makes over them.
+    public static func unsignedCommit(tree: ObjectID, parents: [ObjectID], message: String, signer: CollaborationSigner,
+                                      in workspace: Workspace) throws -> (bytes: Data, armored: String) {
+        var captured = Data()
+        var armor = ""
+        _ = try workspace.repository.createCommit(
+            tree: tree, parents: parents, message: CommitTrailer.append(to: message, scheme: signer.root.scheme, proof: signer.proof),
+            author: Person(name: "Forger", email: "forger@example.com"),
+            sign: { data in
+                captured = data
+                armor = try SSHSignature.sign(data, with: signer.key)
+                return armor
+            })
+        return (captured, armor)
+    }
+
+    /// Moves `workspace`'s branch to `commit`, whatever it is.
+    public static func point(_ workspace: Workspace, at commit: ObjectID) throws {
+        let (branch, head) = try workspace.head()
+        try workspace.repository.updateReference(branch, to: commit, expected: head, message: "attack")
+    }
+}
