@@ -74,7 +74,7 @@ extension Envelope {
     /// root the proof folds to. Whether that root may sign is the caller's rule.
     public static func open<P: SignedPayload>(_ file: Data, as kind: P.Type, path: String) throws -> Opened<P> {
         guard file.count <= P.maxEnvelopeBytes else {
-            throw CohortError(.malformed, "\(path) is \(file.count) bytes, more than the \(P.maxEnvelopeBytes) allowed")
+            throw CohortError(.tooLarge, "\(path) is \(file.count) bytes, more than the \(P.maxEnvelopeBytes) allowed")
         }
         let envelope: Envelope
         do {

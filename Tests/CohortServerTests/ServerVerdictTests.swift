@@ -1,0 +1,123 @@
+import CohortCollaboration
+import CohortGit
+import CohortIdentity
+import CohortTestSupport
+import CohortVerification
+import CohortWorkspace
+import Foundation
+import Testing
+
+/// A TCP relay on loopback, in its own process: forwards every byte both ways, unchanged, or with the
+/// `Host` header rewritten to `host` (a relay that hides itself).
+final class Relay {
+    let process = Process()
+    let port: Int
+
+    static let script = """
+    import socket, sys, threading
+    target_port, rewrite = int(sys.argv[1]), sys.argv[2]
+    listener = socket.socket(); listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0)); listener.listen(64)
+    print(listener.getsockname()[1], flush=True)
+    def pipe(source, sink, rewrite_host):
+        try:
+            while True:
+                data = source.recv(65536)
+                if not data: break
+                if rewrite_host and rewrite != "-":
+                    lines = data.split(b"\\r\\n")
+                    data = b"\\r\\n".join(b"Host: " + rewrite.encode() if l.lower().startswith(b"host:") else l for l in lines)
+                sink.sendall(data)
+        except OSError: pass
+        finally:
+            try: sink.shutdown(socket.SHUT_WR)
+            except OSError: pass
+    while True:
+        client, _ = listener.accept()
+        server = socket.create_connection(("127.0.0.1", target_port))
+        threading.Thread(target=pipe, args=(client, server, True), daemon=True).start()
+        threading.Thread(target=pipe, args=(server, client, False), daemon=True).start()
+    """
+
+    init(to port: Int, rewritingHostTo host: String? = nil) throws {
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", Self.script, String(port), host ?? "-"]
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
+        self.port = Int(String(decoding: line, as: UTF8.self)) ?? 0
+    }
+
+    deinit {
+        // SIGKILL: the test runner's signal mask, which children inherit, may hold SIGTERM back.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+/// `cohort serve` gives the verification core's verdict over HTTP, and names itself only from its
+/// configuration.
+@Suite("cohort serve: one verdict, one name", .serialized)
+struct ServerVerdictTests {
+    @Test("a merge that brings an old membership back is refused over HTTP; the removed person stays out")
+    func mergeRollbackRefusedByTheServer() throws {
+        let hosted = try Hosted()
+        let scenario = hosted.scenario
+        let ann = scenario.owner
+        let beforeRemoval = try ann.head().commit
+        #expect(try hosted.cohort(["participants", "remove", scenario.bo.handle], as: scenario.ann.home, in: ann.directory).status == 0)
+        #expect(try hosted.cohort(["sync"], as: scenario.ann.home, in: ann.directory).status == 0)
+        let cyFolder = hosted.temp.path("cy")
+        #expect(try hosted.cohort(["clone", hosted.link, cyFolder.path], as: scenario.cy.home).status == 0)
+        let cy = try Workspace(containing: cyFolder, home: scenario.cy.home)
+        let tip = try cy.head().commit
+        #expect(try cy.repository.contains(beforeRemoval))
+        _ = try commitTree(cy, tree: cy.repository.tree(ofCommit: beforeRemoval), parents: [beforeRemoval, tip],
+                           signer: signer(scenario.cy.home, in: cy))
+        let pushed = try hosted.git(["push", "origin", "main"], as: scenario.cy.home, in: cyFolder)
+        #expect(pushed.status != 0)
+        #expect(pushed.stderr.contains("E_NOT_PERMITTED"), "\(pushed.stderr)")
+        #expect(try hosted.serverTip() == tip.hex)
+        // Bo still cannot get in.
+        let bo = try hosted.cohort(["clone", hosted.link, hosted.temp.path("bo").path], as: scenario.bo.home)
+        #expect(bo.status != 0)
+        #expect(bo.stderr.contains("E_REVOKED"), "\(bo.stderr)")
+    }
+
+    @Test("a relay that forwards requests unchanged gets 421 for everything; one that rewrites Host gets nothing signed")
+    func relaysGetNothing() throws {
+        let hosted = try Hosted()
+        let serverPort = try #require(URL(string: hosted.server.url)?.port)
+        let relay = try Relay(to: serverPort)
+        let relayed = "http://127.0.0.1:\(relay.port)/c/\(hosted.identifier)"
+        // Stock git through the helper, and cohort clone: both refused, nothing cloned.
+        let git = try hosted.git(["clone", relayed, hosted.temp.path("via-git").path], as: hosted.scenario.bo.home)
+        #expect(git.status != 0)
+        #expect(!FileManager.default.fileExists(atPath: hosted.temp.path("via-git/.git").path))
+        let cloned = try hosted.cohort(["clone", relayed, hosted.temp.path("via-cohort").path], as: hosted.scenario.bo.home)
+        #expect(cloned.status != 0)
+        #expect(cloned.stderr.contains("E_NOT_PERMITTED"), "\(cloned.stderr)")
+        let challenge = try run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-H", "Content-Type: application/json",
+                                         "--data", "{\"operation\":\"push\"}", relayed + "/challenge"], in: hosted.temp.url)
+        #expect(challenge.stdout == "421")
+
+        // A relay that names the server in Host: the challenges name the server, so the client, which
+        // reached the relay, signs nothing.
+        let hiding = try Relay(to: serverPort, rewritingHostTo: "127.0.0.1:\(serverPort)")
+        let hidden = try hosted.cohort(["clone", "http://127.0.0.1:\(hiding.port)/c/\(hosted.identifier)", hosted.temp.path("via-hiding").path],
+                                       as: hosted.scenario.bo.home)
+        #expect(hidden.status != 0)
+        #expect(hidden.stderr.contains("E_CHALLENGE_SCOPE") || hidden.stderr.contains("E_NETWORK"), "\(hidden.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: hosted.temp.path("via-hiding").path))
+    }
+
+    @Test("off loopback, the server needs --public-url and says so before it starts")
+    func publicURLRequiredOffLoopback() throws {
+        let temp = try TemporaryDirectory()
+        let result = try run(cohortBinary.path, ["serve", "--data", temp.path("data").path, "--listen", "0.0.0.0:0"], in: temp.url)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("E_MALFORMED") && result.stderr.contains("--public-url"), "\(result.stderr)")
+    }
+}
