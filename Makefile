@@ -3,7 +3,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 APT_PACKAGES := libgit2-dev libssl-dev zlib1g-dev pkg-config git openssh-client openssl python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build release test demo bench docs clean
+.PHONY: deps build release test demo bench docs fuzz fuzz-build clean
 
 ## deps: install the C libraries Cohort links (libgit2, OpenSSL's libcrypto) when missing
 deps:
@@ -37,6 +37,18 @@ test: deps
 	@if [ -z "$$COHORT_TEST_VECTORS" ] && [ -d ../shared/vectors ]; then \
 	  export COHORT_TEST_VECTORS="$$(cd ../shared/vectors && pwd)"; fi; \
 	$(SWIFT) test --no-parallel
+	@# Every fuzz target, briefly, on an instrumented build (`make fuzz` runs them longer).
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
+
+## fuzz: every libFuzzer target (Sources/cohort-fuzz) for FUZZ_SECONDS each, from the seed corpus in
+## Fuzz/corpus; a crash is saved in Fuzz/crashes/TARGET/ and fails the run
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 10
+fuzz-build: deps
+	$(SWIFT) build --product cohort-fuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING -Xswiftc -use-ld=lld
+
+fuzz: fuzz-build
+	@bash Scripts/fuzz.sh "$$($(SWIFT) build --scratch-path .build-fuzz --show-bin-path)/cohort-fuzz" $(FUZZ_SECONDS)
 
 ## demo: Cohort's whole lifecycle on this machine (a loopback server, four people), explained step by
 ## step; DEMO_FLAGS=--batch runs it without pauses

@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "cohort", targets: ["cohort"]),
         .executable(name: "cohort-bench", targets: ["cohort-bench"]),
+        .executable(name: "cohort-fuzz", targets: ["cohort-fuzz"]),
         .executable(name: "git-credential-cohort", targets: ["git-credential-cohort"]),
         .library(name: "CohortIdentity", targets: ["CohortIdentity"]),
         .library(name: "CohortGit", targets: ["CohortGit"]),
@@ -192,6 +193,18 @@ let package = Package(
             name: "git-credential-cohort",
             dependencies: ["CohortIdentity", "CohortCollaboration", "CohortRemote"]
         ),
+        // The fuzz targets of every parser of outside bytes (`make fuzz`); a regular build replays corpora.
+        .target(
+            name: "CFuzzDriver",
+            path: "Sources/CFuzzDriver"
+        ),
+        .executableTarget(
+            name: "cohort-fuzz",
+            dependencies: [
+                "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortServer", "CFuzzDriver",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "cohort-bench",
             dependencies: [
@@ -239,7 +252,7 @@ let package = Package(
         .testTarget(
             name: "CohortCLITests",
             dependencies: [
-                "cohort", "CohortIdentity", "CohortGit", "CohortTestSupport",
+                "cohort", "cohort-fuzz", "CohortIdentity", "CohortGit", "CohortTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

@@ -79,6 +79,27 @@ import Testing
         try expectOneVerdict(server, cy, home: scenario.cy.home, attack: merge, good: tip, code: .notPermitted, at: merge)
     }
 
+    @Test func offlineSyncKeepsTheNewerCollaborationFile() throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let cy = try server.clone("cy", for: scenario.cy)
+        try scenario.write("cy offline\n", to: "cy.md", in: cy)
+        _ = try #require(try cy.commitChanges(message: "Cy's, offline"))
+        // Meanwhile the owner turns mentions off (the same membership version on both sides).
+        let owner = scenario.owner
+        let ann = try signer(scenario.ann.home, in: owner)
+        var settings = try owner.state().collaboration
+        settings.shareOptions = .defaults(mentions: false)
+        settings.revision = 1
+        try forge(owner, signer: ann, files: [CohortLayout.collaboration: sealed(settings, by: ann)], message: "Mentions off")
+        try server.expectAccepted(owner)
+        let synced = try run(cohortBinary.path, ["sync"], in: cy.directory, environment: ["COHORT_HOME": scenario.cy.home.directory.path])
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(try server.tip() == cy.head().commit.hex)
+        #expect(try cy.state().collaboration.revisionNumber == 1)
+        #expect(try !cy.state().collaboration.shareOptions.mentionsAllowed)
+    }
+
     // 2. Backdated commits.
 
     @Test func removedParticipantsBackdatedWorkMergedByAnotherIsRefused() throws {

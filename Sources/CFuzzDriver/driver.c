@@ -1,0 +1,2 @@
+// Declarations only: libFuzzer itself provides LLVMFuzzerRunDriver when built with -sanitize=fuzzer.
+#include "CFuzzDriver.h"

@@ -1,0 +1,74 @@
+import CohortCollaboration
+import CohortGit
+import CohortIdentity
+@testable import CohortServer
+import CohortVerification
+import Crypto
+import Foundation
+
+/// One parser of bytes from outside, driven with arbitrary input: it may refuse (throw), never crash,
+/// hang or read out of bounds.
+enum FuzzTarget: String, CaseIterable {
+    case envelope, sshsig, commit, trailer, card, enrollment, proof, challenge, token
+    case serverJSON = "server-json"
+    case gzip, path
+
+    static let tokenKey = SymmetricKey(data: Data(repeating: 7, count: 32))
+    static let challengeKey = SymmetricKey(data: Data(repeating: 9, count: 32))
+
+    func run(_ data: Data) {
+        let text = String(decoding: data, as: UTF8.self)
+        switch self {
+        case .envelope:
+            _ = try? Envelope.open(data, as: Notice.self, path: "notice")
+            _ = try? Envelope.open(data, as: Membership.self, path: "members")
+            if let opened = try? Envelope.open(data, as: CollaborationFile.self, path: "collaboration") {
+                _ = try? opened.value.validate()
+            }
+        case .sshsig:
+            _ = try? SSHSignature.verify(text, message: Data("message".utf8))
+        case .commit:
+            if let split = try? CommitSignature.split(data) {
+                _ = try? SSHSignature.verify(split.armored, message: split.signedData)
+            }
+            if let (scheme, proof) = try? CommitTrailer.parse(text) { _ = try? proof.root(under: scheme) }
+        case .trailer:
+            if let (scheme, proof) = try? CommitTrailer.parse(text) { _ = try? proof.root(under: scheme) }
+        case .card:
+            if let card = try? IdentityCard(json: data) { _ = try? card.verify() }
+        case .enrollment:
+            if let request = try? EnrollmentRequest(json: data) { _ = try? request.verify() }
+        case .proof:
+            if let proof = try? SignedIdentityProof(json: data) { _ = try? proof.verify(against: KnownRoots(active: [])) }
+        case .challenge:
+            _ = try? Challenge(bytes: data)
+            if let authority = try? ChallengeAuthority(server: "http://127.0.0.1:8377", key: Self.challengeKey, spent: MemorySpentChallenges()) {
+                let proof = SignedIdentityProof(scheme: .cohortV1, proof: InclusionProof(publicKey: Data(), publicKeyIndex: 0, inclusionHashes: []),
+                                                signature: Data(), message: data)
+                _ = try? authority.verify(proof, collaboration: "c", operation: .pull, against: KnownRoots(active: []))
+            }
+        case .token:
+            if let tokens = try? TokenAuthority(server: "http://127.0.0.1:8377", key: Self.tokenKey, lifetime: 600) {
+                _ = try? tokens.verify(text, collaboration: "3d65a2b4-6a0c-4f0e-9d55-3b7a2f1c9e10")
+            }
+        case .serverJSON:
+            _ = try? ServerAPI.decode(ServerAPI.ChallengeRequest.self, from: data, what: "challenge request")
+            _ = try? ServerAPI.decode(ServerAPI.TokenRequest.self, from: data, what: "token request")
+            if let publish = try? ServerAPI.decode(ServerAPI.PublishRequest.self, from: data, what: "publish request"),
+               let file = Data(base64Encoded: publish.collaboration) {
+                _ = try? Envelope.open(file, as: CollaborationFile.self, path: "collaboration")
+            }
+        case .gzip:
+            guard let inflater = try? GzipInflater(limit: 1 << 20) else { return }
+            data.withUnsafeBytes { bytes in
+                guard (try? inflater.feed(bytes)) != nil else { return }
+                var rounds = 0
+                while rounds < 100_000, (try? inflater.next()) != nil { rounds += 1 }
+                _ = try? inflater.finish()
+            }
+        case .path:
+            for mode: UInt32 in [0o100644, 0o120000, 0o040000] { _ = GitPath.refusal(component: text, mode: mode) }
+            _ = CohortLayout.isLookAlike(text)
+        }
+    }
+}
