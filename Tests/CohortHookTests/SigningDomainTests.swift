@@ -1,6 +1,6 @@
 import CohortCollaboration
 import CohortGit
-import CohortIdentity
+@testable import CohortIdentity
 import CohortTestSupport
 import CohortVerification
 import CohortWorkspace
@@ -89,6 +89,10 @@ import Testing
         let proof = try SignedIdentityProof(signing: commit, with: ann.key, scheme: scheme, proof: ann.proof)
         let root = try ann.proof.root(under: scheme)
         #expect(try proof.verify(against: KnownRoots(active: [root])) == root)
-        #expect(throws: CohortError.self) { try ann.key.publicKey.verifySignature(proof.signature, for: commit) }
+        let sshsigBytes = try SSHSignature.signedData(commit, namespace: "git", hash: "sha512")
+        #expect(throws: CohortError.self) { try ann.key.publicKey.verifySignature(proof.signature, for: sshsigBytes) }
+        if scheme == .cohortV1 {
+            #expect(throws: CohortError.self) { try ann.key.publicKey.verifySignature(proof.signature, for: commit) }
+        }
     }
 }
