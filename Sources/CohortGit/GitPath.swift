@@ -60,15 +60,55 @@ public enum GitPath {
     /// A link named like `.gitmodules`, `.gitattributes`, `.gitignore` or `.mailmap` in any spelling the
     /// file systems above accept: git refuses those as links because it reads them through the tree.
     static func isGitControlFile(_ name: String) -> Bool {
-        var folded = hfsFolded(name)
-        while let last = folded.last, last == "." || last == " " { folded.removeLast() }
-        if [".gitmodules", ".gitattributes", ".gitignore", ".mailmap"].contains(folded) { return true }
-        // 8.3 short names: GITMOD~1, GITATT~1, GITIGN~1, MAILMA~1 (any digit).
-        for prefix in ["gitmod~", "gitatt~", "gitign~", "mailma~"] where folded.hasPrefix(prefix) {
-            let digits = folded.dropFirst(prefix.count)
-            if !digits.isEmpty, digits.allSatisfy(\.isNumber) { return true }
+        let folded = hfsFolded(name)
+        let bytes = Array(name.utf8)
+        for (file, shortPrefix) in controlFiles {
+            if folded == "." + file || isNTFSDotGeneric(bytes, name: Array(file.utf8), shortPrefix: Array(shortPrefix.utf8)) { return true }
         }
         return false
+    }
+
+    /// The control files and the prefixes of their fall-back NTFS short names (git's `is_ntfs_dot*`).
+    static let controlFiles = [("gitmodules", "gi7eba"), ("gitattributes", "gi7d29"), ("gitignore", "gi250a"), ("mailmap", "maba30")]
+
+    /// git's `is_ntfs_dot_generic`: `.NAME`, its 8.3 short name (`NAME` cut to 6, `~1` to `~4`) or its
+    /// fall-back short name (`PREFIX~N`), any case, followed only by spaces and dots, or by `:`.
+    static func isNTFSDotGeneric(_ name: [UInt8], name file: [UInt8], shortPrefix: [UInt8]) -> Bool {
+        func lower(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte }
+        func at(_ index: Int) -> UInt8 { index < name.count ? name[index] : 0 }
+        func onlySpacesAndPeriods(from start: Int) -> Bool {
+            var index = start
+            while true {
+                let byte = at(index)
+                index += 1
+                if byte == 0 || byte == UInt8(ascii: ":") { return true }
+                if byte != UInt8(ascii: " ") && byte != UInt8(ascii: ".") { return false }
+            }
+        }
+        if at(0) == UInt8(ascii: "."), name.count > file.count, (0..<file.count).allSatisfy({ lower(name[$0 + 1]) == file[$0] }) {
+            return onlySpacesAndPeriods(from: file.count + 1)
+        }
+        if name.count >= 8, (0..<6).allSatisfy({ lower(name[$0]) == file[$0] }), name[6] == UInt8(ascii: "~"),
+           (UInt8(ascii: "1")...UInt8(ascii: "4")).contains(name[7]) {
+            return onlySpacesAndPeriods(from: 8)
+        }
+        var index = 0
+        var sawTilde = false
+        while index < 8 {
+            let byte = at(index)
+            if byte == 0 { return false }
+            if sawTilde {
+                if !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { return false }
+            } else if byte == UInt8(ascii: "~") {
+                index += 1
+                if !(UInt8(ascii: "1")...UInt8(ascii: "9")).contains(at(index)) { return false }
+                sawTilde = true
+            } else if index >= 6 || lower(byte) != shortPrefix[index] {
+                return false
+            }
+            index += 1
+        }
+        return onlySpacesAndPeriods(from: 8)
     }
 
     /// `name` without the code points HFS+ ignores, ASCII letters lowercased.

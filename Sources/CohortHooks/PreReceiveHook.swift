@@ -34,10 +34,9 @@ public enum PreReceiveHook {
         return try PushVerifier(repository: repository, limits: limits(for: repository)).verify(updates)
     }
 
-    /// Verifies the branches and tags `repository` already holds, as if each were pushed anew, so that
-    /// the hook counts them as verified from now on (it trusts only what it accepted itself). Returns
-    /// the refs that fail and why: those stay unverified, and a push building on them is checked
-    /// from the collaboration's genesis. Returns the number of commits verified.
+    /// Verifies the branches and tags `repository` already holds, as if each were pushed anew: the hook
+    /// counts branches and tags as accepted by itself, so what was there before it must pass once.
+    /// Returns the number of commits verified (and remembered) and the refs that fail, with why.
     public static func adoptExisting(at url: URL) throws -> (commits: Int, rejections: [PushRejection]) {
         let repository = try Repository(at: url)
         var updates: [RefUpdate] = []
@@ -49,7 +48,7 @@ public enum PreReceiveHook {
         let before = VerifiedCommits(repository: repository).load().count
         var limits = try limits(for: repository)
         limits.maxUpdates = max(limits.maxUpdates, updates.count)
-        let rejections = try PushVerifier(repository: repository, limits: limits).verify(updates)
+        let rejections = try PushVerifier(repository: repository, limits: limits).verify(updates, trustingRefs: false)
         return (VerifiedCommits(repository: repository).load().count - before, rejections)
     }
 }

@@ -125,9 +125,14 @@ extension CohortServer {
         configuration.baseURL(boundPort: boundPort.withLock { $0 } ?? configuration.port)
     }
 
-    /// Whether `authority` (a request's `Host`) names this server.
+    /// Whether `authority` (a request's `Host`) names this server; the scheme's default port may be
+    /// written or left out.
     func answers(to authority: String) -> Bool {
-        ServerConfiguration.authority(of: name).map { $0 == authority.lowercased() } ?? false
+        guard let mine = ServerConfiguration.authority(of: name) else { return false }
+        var theirs = authority.lowercased()
+        let defaultPort = configuration.publicURL.flatMap { URL(string: $0)?.scheme } == "https" || configuration.usesTLS ? ":443" : ":80"
+        if theirs.hasSuffix(defaultPort) { theirs.removeLast(defaultPort.count) }
+        return mine == theirs || mine == theirs + defaultPort
     }
 
     /// The base URL links are made of (`name`); the request is not consulted.

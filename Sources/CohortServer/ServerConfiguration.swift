@@ -51,7 +51,11 @@ public struct ServerConfiguration: Sendable {
 
     /// Whether `host` is a loopback address: the only place a server may name itself by its address.
     public static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        if host == "localhost" { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        return inet_pton(AF_INET6, host, &v6) == 1 && host.filter { $0 != "0" && $0 != ":" } == "1"
     }
 
     /// The `host[:port]` of a base URL as a `Host` header carries it (lowercased, default ports left out).

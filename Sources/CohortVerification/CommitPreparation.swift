@@ -69,6 +69,10 @@ enum CommitPreparation {
         }
         let key = try SSHSignature.verify(signature.armored, message: signature.signedData)
         let (scheme, proof) = try CommitTrailer.parse(commit.message)
+        // apple-v1 keys sign raw messages for Apple's stack: such a key never signs for Cohort.
+        guard scheme == .cohortV1 else {
+            throw CohortError(.badProof, "commit is signed under \(scheme.rawValue); commits are signed with cohort-v1 keys")
+        }
         guard proof.publicKey == key.x963 else {
             throw CohortError(.badSignature, "commit is signed by key \(key.fingerprint) but its Cohort-Proof names another key")
         }

@@ -116,7 +116,7 @@ public final class HistoryVerifier {
         // The state a commit starts from is the newest among its parents (`MergeBase`): a merge can
         // never bring an older membership or collaboration file back, whichever parent holds it.
         let parentStates = try commit.parents.map { try state(at: $0) }
-        let base = try MergeBase(commit: commit, states: parentStates, verifier: self)
+        let base = try MergeBase(commit: commit, states: parentStates)
         let before = base.state
         let current = try before.requireParticipant(signer)
 
@@ -175,19 +175,6 @@ public final class HistoryVerifier {
             throw CohortError(.notPermitted, "the merge joins \(other.hex), which does not descend from this collaboration's genesis")
         }
         return genesis
-    }
-
-    /// Whether `other`'s membership is `state`'s or one of the versions before it on the first-parent
-    /// line of `commit`.
-    func isOnMembershipLine(_ other: CollaborationState, of commit: ObjectID, state: CollaborationState) throws -> Bool {
-        if other.membersBlob == state.membersBlob { return true }
-        guard other.membership.version < state.membership.version else { return false }
-        for ancestor in try repository.firstParentLine(from: commit) {
-            if try repository.entry(at: CohortLayout.members, inTree: repository.tree(ofCommit: ancestor))?.id == other.membersBlob {
-                return true
-            }
-        }
-        return false
     }
 
     /// A merge keeps every notice of every parent, unchanged.

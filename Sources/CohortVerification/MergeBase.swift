@@ -14,23 +14,27 @@ struct MergeBase {
     /// The state the commit is checked against.
     let state: CollaborationState
 
-    init(commit: Commit, states: [CollaborationState], verifier: HistoryVerifier) throws {
+    init(commit: Commit, states: [CollaborationState]) throws {
         var members = 0
         var settings = 0
         for (index, candidate) in states.enumerated() {
-            if candidate.membership.version > states[members].membership.version { members = index }
+            // The newest membership; among parents that share it, the one with the newest collaboration
+            // file, so that its line (trusted as the merge's own) saw the merge's settings.
+            let best = states[members]
+            if (candidate.membership.version, candidate.collaboration.revisionNumber) > (best.membership.version, best.collaboration.revisionNumber) {
+                members = index
+            }
             if candidate.collaboration.revisionNumber > states[settings].collaboration.revisionNumber { settings = index }
         }
         let newest = states[members]
-        for (index, other) in states.enumerated() where index != members {
-            if other.membership.version == newest.membership.version, other.membersBlob != newest.membersBlob {
-                throw CohortError(.notPermitted, "the merge joins two different membership files at version \(newest.membership.version) (\(commit.parents[members].hex) and \(commit.parents[index].hex))",
-                                  hint: "the owner changed the membership in two places: keep one line and make the other change again on it")
-            }
-            guard try verifier.isOnMembershipLine(other, of: commit.parents[members], state: newest) else {
-                throw CohortError(.notPermitted, "the merge joins membership version \(other.membership.version) of \(commit.parents[index].hex), which is not in the history of version \(newest.membership.version)",
-                                  hint: "merge onto the branch with the newest membership")
-            }
+        // Older versions on the other side need no check of where they came from: the merge keeps the
+        // newest file, and every commit that arrives only through another parent must be signed by a
+        // writer of the merge's membership (`HistoryVerifier.checkSideCommits`), so an old or forked
+        // version brings no one back. Two different files of the same version are a fork.
+        for (index, other) in states.enumerated()
+        where other.membership.version == newest.membership.version && other.membersBlob != newest.membersBlob {
+            throw CohortError(.notPermitted, "the merge joins two different membership files at version \(newest.membership.version) (\(commit.parents[members].hex) and \(commit.parents[index].hex))",
+                              hint: "the owner changed the membership in two places: keep one line and make the other change again on it")
         }
         let newestSettings = states[settings]
         for (index, other) in states.enumerated()

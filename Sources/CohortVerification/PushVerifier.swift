@@ -83,11 +83,18 @@ public final class PushVerifier {
     /// check each commit against its own parents, which its signer chose: this is what stops a
     /// removed participant from pushing work built on a commit from before their removal.
     private func checkCurrentMembership(_ commits: [(id: ObjectID, ref: String)], current: CollaborationState?,
-                                        pushed: CollaborationState?, verifier: HistoryVerifier) -> [PushRejection] {
+                                        pushed: CollaborationState?, verifier: HistoryVerifier) throws -> [PushRejection] {
         let states = [current, pushed].compactMap { $0 }
         guard !states.isEmpty else { return [] }
         for (id, ref) in commits {
-            guard let root = verifier.verifiedSigner(of: id)?.root else { continue }
+            // Commits verified in this run have their signer; remembered ones were verified before,
+            // so their trailer's root is theirs.
+            let root: RootHash
+            do {
+                root = try verifier.verifiedSigner(of: id)?.root ?? CommitPreparation.claimedRoot(of: repository.commit(id))
+            } catch let error as CohortError {
+                return [PushRejection(commit: id, ref: ref, error: error)]
+            }
             let rotationOnly = verifier.isOnlySelfRotation(id)
             let allowed = states.contains { state in
                 guard let participant = state.participant(root) else { return false }
@@ -106,7 +113,9 @@ public final class PushVerifier {
     }
 
     /// Checks every update; returns the refusals (empty: the push may proceed).
-    public func verify(_ updates: [RefUpdate], now: () -> Date = Date.init) throws -> [PushRejection] {
+    /// `trustingRefs: false` verifies everything the updates reach, as `cohort hook install` does once
+    /// for what a repository held before the hook.
+    public func verify(_ updates: [RefUpdate], trustingRefs: Bool = true, now: () -> Date = Date.init) throws -> [PushRejection] {
         guard updates.count <= limits.maxUpdates else {
             let first = updates.first
             return [PushRejection(commit: first?.new ?? .zero, ref: first?.name ?? "",
@@ -117,12 +126,13 @@ public final class PushVerifier {
         let defaultBranch = (try? repository.headBranch()) ?? CohortLayout.defaultBranch
         let memory = VerifiedCommits(repository: repository)
         let remembered = memory.load()
-        // Only what this verifier accepted counts as verified: branches and tags whose tips it
-        // remembers. Refs a forge writes without running the hook (refs/pull/…, refs/merge-requests/…,
-        // refs/keep-around/…), or refs made by hand, hide nothing: their commits are checked as new.
+        // Only what the hook accepted counts as verified: branches and tags (in a hooked repository
+        // only a push through this hook writes them) and the commits it remembers. Refs a forge writes
+        // without running the hook (refs/pull/…, refs/merge-requests/…, refs/keep-around/…) hide
+        // nothing: their commits are checked as new.
         let tips = try repository.referenceTips().filter { Self.isPushable($0.key) }
         let heads = Array(Set(tips.values.compactMap { repository.peelToCommit($0) }))
-        let trusted = heads.filter { remembered.contains($0) }
+        let trusted = trustingRefs ? heads : []
         // The repository keeps the collaboration (identifier and genesis) it already holds; an empty
         // one takes the first genesis pushed into it.
         let verifier = HistoryVerifier(repository: repository)
@@ -135,7 +145,7 @@ public final class PushVerifier {
             verifier.expectedIdentifier = try repository.configString(Self.identifierKey)
             verifier.expectedGenesis = try repository.configString(Self.genesisKey).map { try ObjectID(hex: $0) }
         }
-        let current = try tips[defaultBranch].flatMap { repository.peelToCommit($0) }.map { try verifier.state(at: $0) }
+        let current = try held.map { try verifier.state(at: $0) }
         var verified = Set<ObjectID>()
         var budget = limits.maxCommits
         var rejections: [PushRejection] = []
@@ -195,8 +205,16 @@ public final class PushVerifier {
         // New to the repository: on no branch or tag before this push (whether or not this verifier
         // remembers them; commits only behind a forge's own refs count as new).
         let fresh = Set(try repository.commits(fromAll: pushedTips, hiding: heads))
+        // The membership this push gives the default branch counts too, when it is not older.
         let pushed = try pushedDefault.map { try verifier.state(at: $0) }
-        rejections += checkCurrentMembership(newCommits.filter { fresh.contains($0.id) }, current: current, pushed: pushed, verifier: verifier)
+            .flatMap { $0.membership.version >= (current?.membership.version ?? 0) ? $0 : nil }
+        // Every commit new to the branches and tags, remembered or verified now, in history order.
+        var seen = Set<ObjectID>()
+        let arriving = newCommits.filter { fresh.contains($0.id) && seen.insert($0.id).inserted }
+            + fresh.filter { !seen.contains($0) && remembered.contains($0) }.map { (id: $0, ref: updates.first { !$0.isDeletion }?.name ?? "") }
+        if rejections.isEmpty {
+            rejections += try checkCurrentMembership(arriving, current: current, pushed: pushed, verifier: verifier)
+        }
         if rejections.isEmpty {
             // Remembered before git moves the refs: these commits passed, whatever happens next.
             try? memory.remember(Array(verified))

@@ -152,19 +152,28 @@ struct StateTransition {
         guard notice.path == path else {
             throw CohortError(.malformed, "notice \(notice.id) is stored at \(path), not at \(notice.path)")
         }
-        if try inherited(path, blob) != nil { return }
-        guard opened.signer == signer else {
-            throw CohortError(.notPermitted, "notice \(notice.id) is signed by root \(opened.signer.hex), the commit by \(signer.hex)",
-                              hint: "notices must be signed by the participant who commits them")
+        // A notice a merge takes from another parent was signed and committed on that line, whose
+        // commits are checked against the merge's membership; its options are checked here against
+        // the merge's own state, so that none can come in sideways where they are off now.
+        let sideways = try inherited(path, blob) != nil
+        let actor: Participant
+        if sideways {
+            actor = try after.requireParticipant(opened.signer)
+        } else {
+            guard opened.signer == signer else {
+                throw CohortError(.notPermitted, "notice \(notice.id) is signed by root \(opened.signer.hex), the commit by \(signer.hex)",
+                                  hint: "notices must be signed by the participant who commits them")
+            }
+            actor = participant
         }
-        guard notice.actor == signer.hex, notice.collaboration == after.collaboration.identifier else {
+        guard notice.actor == opened.signer.hex, notice.collaboration == after.collaboration.identifier else {
             throw CohortError(.malformed, "notice \(notice.id) names another actor or collaboration")
         }
         let options = after.collaboration.shareOptions
         switch notice.type {
         case .mention:
-            guard options.mentionsAllowed, participant.mentions else {
-                throw CohortError(.notPermitted, "mentions are off for \(participant.label) in this collaboration")
+            guard options.mentionsAllowed, actor.mentions else {
+                throw CohortError(.notPermitted, "mentions are off for \(actor.label) in this collaboration")
             }
             guard let mentioned = notice.data["mentioned"], let person = after.membership.participants.first(where: { $0.root == mentioned }) else {
                 throw CohortError(.notPermitted, "notice \(notice.id) mentions someone who is not a participant")
@@ -174,11 +183,12 @@ struct StateTransition {
                                   hint: "a mention names the participant as the membership knows them")
             }
         case .contentCommented:
-            guard options.commentsAllowed, participant.comments else {
-                throw CohortError(.notPermitted, "comments are off for \(participant.label) in this collaboration")
+            guard options.commentsAllowed, actor.comments else {
+                throw CohortError(.notPermitted, "comments are off for \(actor.label) in this collaboration")
             }
         case .membershipAdded, .membershipRemoved:
-            guard membershipChanged, signer == before.owner else {
+            // On another line, the owner's membership change was checked there; here only the owner's.
+            guard sideways ? opened.signer == before.owner : (membershipChanged && signer == before.owner) else {
                 throw CohortError(.notPermitted, "membership notices come only with the owner's membership change")
             }
         case .contentCreated, .contentEdited, .contentRenamed, .contentMoved, .contentDeleted:

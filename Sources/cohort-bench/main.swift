@@ -74,7 +74,8 @@ func identityBenchmark(_ settings: Settings) throws {
             raw.append((
                 try P256.Signing.PublicKey(x963Representation: proof.proof.publicKey),
                 try P256.Signing.ECDSASignature(derRepresentation: proof.signature),
-                message
+                // What the signature covers: the identity-proof domain tag, then the message.
+                SignedIdentityProof.signedBytes(of: message, scheme: .cohortV1)
             ))
         }
     }
@@ -100,7 +101,7 @@ func identityBenchmark(_ settings: Settings) throws {
             index += 1
             let key = try P256.Signing.PublicKey(x963Representation: proof.proof.publicKey)
             let signature = try P256.Signing.ECDSASignature(derRepresentation: proof.signature)
-            precondition(key.isValidSignature(signature, for: proof.message))
+            precondition(key.isValidSignature(signature, for: SignedIdentityProof.signedBytes(of: proof.message, scheme: proof.scheme)))
         })
         proofRates.append(try rate(seconds: settings.seconds, batch: 64) {
             let proof = proofs[index % proofs.count]

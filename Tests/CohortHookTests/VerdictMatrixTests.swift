@@ -161,6 +161,85 @@ import Testing
         _ = try cy.repository.verifyHistory(to: cy.head().commit)
     }
 
+    @Test func syncAcrossTwoMembershipVersionsMergesThroughAnotherMerge() throws {
+        // Bo is one membership version behind the server's tip, whose first-parent line skips that
+        // version (Cy's sync merged her offline commit first): Bo's sync must still merge.
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let owner = scenario.owner
+        let eve = try TestPerson.make("eve", in: scenario.temp)
+        let bo = try server.clone("bo", for: scenario.bo)
+        let cy = try server.clone("cy", for: scenario.cy)
+        _ = try owner.addParticipants([eve.card()], settings: ParticipantSettings())
+        try server.expectAccepted(owner)
+        #expect(try run("git", ["pull", "-q", "--ff-only", server.remote, "main"], in: bo.directory).status == 0)
+        try scenario.write("bo on v4\n", to: "bo.md", in: bo)
+        _ = try #require(try bo.commitChanges(message: "Bo at v4"))
+        _ = try owner.removeParticipants(["eve@example.com"])
+        try server.expectAccepted(owner)
+        try scenario.write("cy offline\n", to: "cy.md", in: cy)
+        _ = try #require(try cy.commitChanges(message: "Cy offline"))
+        for (workspace, person) in [(cy, scenario.cy), (bo, scenario.bo)] {
+            let synced = try run(cohortBinary.path, ["sync"], in: workspace.directory, environment: ["COHORT_HOME": person.home.directory.path])
+            #expect(synced.status == 0, "\(synced.stderr)")
+            #expect(try server.tip() == workspace.head().commit.hex)
+        }
+    }
+
+    @Test func aCommentMadeBeforeCommentsWereTurnedOffCannotComeInSideways() throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let owner = scenario.owner
+        let cy = try server.clone("cy", for: scenario.cy)
+        let before = try cy.head().commit
+        _ = try cy.comment(on: "shortbread.md", text: "more butter")
+        let commented = try cy.head().commit
+        // The owner turns comments off meanwhile.
+        let ann = try signer(scenario.ann.home, in: owner)
+        var settings = try owner.state().collaboration
+        settings.shareOptions = .defaults(comments: false)
+        settings.revision = 1
+        try forge(owner, signer: ann, files: [CohortLayout.collaboration: sealed(settings, by: ann)], message: "Comments off")
+        try server.expectAccepted(owner)
+        #expect(try run("git", ["fetch", "-q", server.remote, "main"], in: cy.directory).status == 0)
+        let tip = try ObjectID(hex: run("git", ["rev-parse", "FETCH_HEAD"], in: cy.directory).stdout.trimmingCharacters(in: .newlines))
+        // Cy's merge keeps the newest collaboration file and brings her comment in.
+        let changes = try cy.repository.treeChanges(from: cy.repository.tree(ofCommit: before), to: cy.repository.tree(ofCommit: commented))
+        var files: [String: ObjectID] = [:]
+        for change in changes { if let path = change.newPath, let id = change.newID { files[path] = id } }
+        let tree = try cy.repository.tree(from: cy.repository.tree(ofCommit: tip), putting: files)
+        let merge = try commitTree(cy, tree: tree, parents: [commented, tip], signer: signer(scenario.cy.home, in: cy))
+        try expectOneVerdict(server, cy, home: scenario.cy.home, attack: merge, good: commented, code: .notPermitted, at: merge)
+    }
+
+    @Test func aRememberedCommitStillMeetsTheCurrentMembership() throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let bo = try server.clone("bo", for: scenario.bo)
+        try scenario.write("tmp\n", to: "tmp.md", in: bo)
+        let work = try #require(try bo.commitChanges(message: "on a branch")).commit
+        // Bo pushes it to a branch while he is in, then deletes the branch: the hook remembers it.
+        #expect(try server.push(bo, refspec: "\(work.hex):refs/heads/tmp").status == 0)
+        #expect(try server.push(bo, refspec: ":refs/heads/tmp").status == 0)
+        _ = try scenario.owner.removeParticipants(["bo@example.com"])
+        try server.expectAccepted(scenario.owner)
+        try server.expectRefused(bo, "E_REVOKED", at: work, refspec: "\(work.hex):refs/heads/again", ref: "refs/heads/again")
+    }
+
+    @Test func anAppleSchemeCommitIsRefused() throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let bo = try server.clone("bo", for: scenario.bo)
+        let good = try bo.head().commit
+        let me = try signer(scenario.bo.home, in: bo)
+        let tree = try bo.repository.tree(from: bo.repository.tree(ofCommit: good), putting: ["a.md": bo.repository.writeBlob(Data("a\n".utf8))])
+        let id = try bo.repository.createCommit(
+            tree: tree, parents: [good], message: CommitTrailer.append(to: "apple", scheme: .appleV1, proof: me.proof),
+            author: Person(name: "Bo", email: "bo@example.com"), sign: { try SSHSignature.sign($0, with: me.key) })
+        try Attacks.point(bo, at: id)
+        try expectOneVerdict(server, bo, home: scenario.bo.home, attack: id, good: good, code: .badProof, at: id)
+    }
+
     // 3. Refs the hook never checked.
 
     @Test func commitsBehindAForgeRefAreVerifiedWhenPushed() throws {

@@ -113,6 +113,20 @@ struct ServerVerdictTests {
         #expect(!FileManager.default.fileExists(atPath: hosted.temp.path("via-hiding").path))
     }
 
+    @Test("only requests that name this server are answered: another Host, or none, gets 421")
+    func hostMustNameTheServer() throws {
+        let hosted = try Hosted()
+        let port = try #require(URL(string: hosted.server.url)?.port)
+        func status(_ host: String?) throws -> String {
+            let header = host.map { ["-H", "Host: \($0)"] } ?? ["-H", "Host:"]
+            return try run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}"] + header + [hosted.link], in: hosted.temp.url).stdout
+        }
+        #expect(try status("127.0.0.1:\(port)") == "200")
+        #expect(try status("evil.example") == "421")
+        #expect(try status("127.0.0.1:\(port + 1)") == "421")
+        #expect(try status(nil) == "421")
+    }
+
     @Test("off loopback, the server needs --public-url and says so before it starts")
     func publicURLRequiredOffLoopback() throws {
         let temp = try TemporaryDirectory()

@@ -97,6 +97,10 @@ extension Envelope {
         } catch {
             throw CohortError(.malformed, "\(path) payload does not match \(P.payloadType): \(error.localizedDescription.prefix(80))")
         }
+        // apple-v1 keys sign raw messages for Apple's stack: such a key never signs a Cohort file.
+        guard value.signer.scheme == .cohortV1 else {
+            throw CohortError(.badProof, "\(path) is signed under \(value.signer.scheme.rawValue); signed files use cohort-v1 keys")
+        }
         let proof = try value.signer.proof()
         let key = try P256Key(x963: proof.publicKey)
         let sig = try Base64Field.decode(signature.sig, field: "\(path) signature", maxBytes: 256)

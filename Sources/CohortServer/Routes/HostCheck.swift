@@ -10,7 +10,8 @@ struct HostCheck: RouterMiddleware {
     let server: CohortServer
 
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
-        if let authority = request.head.authority, !server.answers(to: authority) {
+        let authority = request.head.authority ?? ""
+        if !server.answers(to: authority) {
             let error = CohortError(.notPermitted, "this server is \(server.name), not '\(String(authority.prefix(80)))'",
                                     hint: "use the address in the collaboration's link; an operator behind a proxy sets --public-url")
             var response = request.uri.path.hasSuffix("/info/refs") || request.uri.path.contains("/git-")

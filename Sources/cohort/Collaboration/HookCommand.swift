@@ -15,7 +15,7 @@ struct HookInstall: CohortCommand {
     static let configuration = CommandConfiguration(
         commandName: "install",
         abstract: "Install Cohort's pre-receive and post-receive hooks into a repository (usually bare, on the server).",
-        discussion: "The hooks call this cohort binary by absolute path. Installing again updates them. An existing hook that is not Cohort's is refused unless --chain, which keeps it as <hook>.chained and runs it after Cohort's."
+        discussion: "The hooks call this cohort binary by absolute path. Installing again updates them. An existing hook that is not Cohort's is refused unless --chain, which keeps it as <hook>.chained and runs it after Cohort's. Branches and tags already in the repository are verified once, so the hook can count them as its own."
     )
 
     @Argument(help: ArgumentHelp("The repository.", valueName: "BARE_REPO"))
@@ -37,7 +37,7 @@ struct HookInstall: CohortCommand {
         let adopted = try PreReceiveHook.adoptExisting(at: URL(fileURLWithPath: repository))
         if adopted.commits > 0 { Terminal.print("verified \(adopted.commits) commit\(adopted.commits == 1 ? "" : "s") already on branches and tags") }
         for rejection in adopted.rejections {
-            Terminal.note("warning: \(rejection) (this ref stays unverified: pushes building on it are checked from the genesis)")
+            Terminal.note("warning: \(rejection) (the hook counts branches and tags as verified: fix or delete this ref before anyone pushes)")
         }
     }
 }

@@ -28,7 +28,7 @@ struct ServeCommand: AsyncCohortCommand {
     @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key of the certificate.", valueName: "FILE"))
     var tlsKey: String?
 
-    @Option(name: .customLong("public-url"), help: ArgumentHelp("The URL clients reach this server at (behind a proxy); links and challenges name it.", valueName: "URL"))
+    @Option(name: .customLong("public-url"), help: ArgumentHelp("The URL clients reach this server at; links and challenges name it, and requests for another Host are refused. Required unless listening on loopback.", valueName: "URL"))
     var publicURL: String?
 
     @Option(name: .customLong("max-push-mb"), help: ArgumentHelp("Largest push accepted, in MiB.", valueName: "N"))
