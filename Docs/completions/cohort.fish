@@ -362,7 +362,7 @@ complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options 
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort serve" listen' -l 'listen' -d 'Address and port to listen on; port 0 picks a free one.' -rfka ''
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort serve" tls-cert' -l 'tls-cert' -d 'PEM certificate chain: serve HTTPS (with --tls-key).' -rfka ''
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort serve" tls-key' -l 'tls-key' -d 'PEM private key of the certificate.' -rfka ''
-complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort serve" public-url' -l 'public-url' -d 'The URL clients reach this server at (behind a proxy); links and challenges name it.' -rfka ''
+complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort serve" public-url' -l 'public-url' -d 'The URL clients reach this server at; links and challenges name it, and requests for another Host are refused. Required unless listening on loopback.' -rfka ''
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort serve" max-push-mb' -l 'max-push-mb' -d 'Largest push accepted, in MiB.' -rfka ''
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort serve" max-transfers' -l 'max-transfers' -d 'git transfers running at once; more are answered 429.' -rfka ''
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort serve" token-lifetime' -l 'token-lifetime' -d 'Seconds an access token lives.' -rfka ''
