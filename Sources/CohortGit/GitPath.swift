@@ -20,6 +20,13 @@ public enum GitPath {
 
     /// Why git refuses the component `name` with mode `mode`, or nil when it is a valid name.
     public static func refusal(component name: String, mode: UInt32) -> String? {
+        // Most names are plain ASCII that starts with neither '.' nor 'g': none of git's special
+        // spellings can match them, so only the simple checks apply.
+        if let first = name.utf8.first, first != UInt8(ascii: "."), first | 0x20 != UInt8(ascii: "g"), first | 0x20 != UInt8(ascii: "m"),
+           name.utf8.count <= maxComponentBytes,
+           name.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") && $0 != UInt8(ascii: "/") }) {
+            return nil
+        }
         let bytes = Array(name.utf8)
         if bytes.isEmpty { return "has an empty component" }
         if bytes.count > maxComponentBytes { return "has a component longer than \(maxComponentBytes) bytes" }
@@ -146,18 +153,31 @@ extension Repository {
     /// Checks the name of every entry of tree `new` that tree `old` (nil: none) does not hold with the
     /// same id and mode, descending only into subtrees that changed, against `GitPath`. Paths in the
     /// errors are relative to the trees. Entries that did not change were checked when they came in.
-    public func checkNewPaths(from old: ObjectID?, to new: ObjectID, maxDepth: Int = 64) throws {
-        try checkNewPaths(from: old, to: new, prefix: "", depth: 1, maxDepth: maxDepth)
+    /// A top-level folder named `skipping` is not descended into (its name is checked): for a folder
+    /// whose every path another rule already pins down.
+    /// `prefix` is the path of the trees (with a final `/`) for the errors.
+    /// With `memo`, trees stay parsed between calls (one memo per thread).
+    public func checkNewPaths(from old: ObjectID?, to new: ObjectID, prefix: String = "", skipping: String? = nil, maxDepth: Int = 64,
+                              memo: TreeMemo? = nil) throws {
+        try checkNewPaths(from: old, to: new, prefix: prefix, depth: prefix.split(separator: "/").count + 1, maxDepth: maxDepth,
+                          skipping: skipping, memo: memo)
     }
 
-    private func checkNewPaths(from old: ObjectID?, to new: ObjectID, prefix: String, depth: Int, maxDepth: Int) throws {
+    private func withTree<T>(_ id: ObjectID?, memo: TreeMemo?, _ body: (OpaquePointer?) throws -> T) throws -> T {
+        guard let id else { return try body(nil) }
+        guard let memo else { return try withTree(id, body) }
+        return try body(memo.tree(id, in: self))
+    }
+
+    private func checkNewPaths(from old: ObjectID?, to new: ObjectID, prefix: String, depth: Int, maxDepth: Int, skipping: String? = nil,
+                               memo: TreeMemo?) throws {
         guard old != new else { return }
         guard depth <= maxDepth else {
             throw CohortError(.tooLarge, "folders are nested deeper than \(maxDepth) levels at \(GitPath.shown(prefix))")
         }
         var subtrees: [(ObjectID?, ObjectID, String)] = []
-        try withOptionalTree(old) { oldTree in
-            try withTree(new) { newTree in
+        try withTree(old, memo: memo) { oldTree in
+            try withTree(new, memo: memo) { newTree in
                 let oldCount = oldTree.map { git_tree_entrycount($0) } ?? 0
                 let newCount = git_tree_entrycount(newTree)
                 var i = 0
@@ -183,14 +203,46 @@ extension Repository {
                     let path = prefix + name
                     let mode = git_tree_entry_filemode(after).rawValue
                     try GitPath.check(component: name, mode: mode, path: path)
-                    if git_tree_entry_type(after) == GIT_OBJECT_TREE {
+                    if git_tree_entry_type(after) == GIT_OBJECT_TREE, name != skipping {
                         subtrees.append((previous, ObjectID(git_tree_entry_id(after)), path + "/"))
                     }
                 }
             }
         }
         for (old, new, path) in subtrees {
-            try checkNewPaths(from: old, to: new, prefix: path, depth: depth + 1, maxDepth: maxDepth)
+            try checkNewPaths(from: old, to: new, prefix: path, depth: depth + 1, maxDepth: maxDepth, memo: memo)
         }
+    }
+}
+
+/// Trees kept parsed between calls, on one thread: the path rules read every folder a commit changes
+/// and the same folder in its parent, which the commit before it read as its own. Holds the last
+/// `capacity` trees.
+public final class TreeMemo {
+    private var trees: [ObjectID: OpaquePointer] = [:]
+    private var order: [ObjectID] = []
+    private let capacity: Int
+
+    public init(capacity: Int = 16) {
+        self.capacity = capacity
+    }
+
+    deinit {
+        for tree in trees.values { git_tree_free(tree) }
+    }
+
+    func tree(_ id: ObjectID, in repository: Repository) throws -> OpaquePointer? {
+        if let known = trees[id] { return known }
+        var tree: OpaquePointer?
+        var oid = id.raw
+        try check(git_tree_lookup(&tree, repository.pointer, &oid), "cannot read tree \(id.hex)")
+        guard let tree else { return nil }
+        trees[id] = tree
+        order.append(id)
+        if order.count > capacity {
+            let oldest = order.removeFirst()
+            if let evicted = trees.removeValue(forKey: oldest) { git_tree_free(evicted) }
+        }
+        return tree
     }
 }

@@ -52,7 +52,7 @@ extension Repository {
         }
         // The signature as stock git finds it, from the raw object: libgit2's extraction also looks
         // in the message body, which `git verify-commit` never does.
-        let extracted = try CommitSignature.split(rawObject(id, maxBytes: Self.maxCommitBytes))
+        let extracted = try CommitSignature.split(rawObject(id))
         return Commit(id: id, tree: tree, parents: parents, message: message, signature: extracted)
     }
 

@@ -39,17 +39,20 @@ extension Repository {
 
     /// The raw content of object `id` (any type), refused before it is inflated if larger than `maxBytes`.
     public func rawObject(_ id: ObjectID, maxBytes: Int) throws -> Data {
-        var odb: OpaquePointer?
-        try check(git_repository_odb(&odb, pointer), "cannot open the object database")
-        defer { git_odb_free(odb) }
-        var size = 0
-        var type = GIT_OBJECT_INVALID
-        var oid = id.raw
-        try check(git_odb_read_header(&size, &type, odb, &oid), "cannot read object \(id.hex)")
+        let size = try objectHeader(id).size
         guard size <= maxBytes else {
             throw CohortError(.tooLarge, "object \(id.hex) is \(size) bytes, more than the \(maxBytes) allowed")
         }
+        return try rawObject(id)
+    }
+
+    /// The raw content of object `id`, whose size the caller has checked.
+    func rawObject(_ id: ObjectID) throws -> Data {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, pointer), "cannot open the object database")
+        defer { git_odb_free(odb) }
         var object: OpaquePointer?
+        var oid = id.raw
         try check(git_odb_read(&object, odb, &oid), "cannot read object \(id.hex)")
         defer { git_odb_object_free(object) }
         guard let data = git_odb_object_data(object) else { return Data() }

@@ -28,6 +28,8 @@ struct PreparedCommit: Sendable {
 enum CommitPreparation {
     /// Below this many commits, preparing ahead costs more than it saves.
     static let minimumBatch = 64
+    /// Commits one thread prepares in a row.
+    static let run = 128
 
     static func prepare(_ ids: [ObjectID], from repository: Repository, threads: Int) -> [ObjectID: PreparedCommit] {
         let origin = repository.origin
@@ -35,21 +37,34 @@ enum CommitPreparation {
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
             guard let handle = try? Repository.reopen(origin) else { return }
             var local: [ObjectID: PreparedCommit] = [:]
-            for index in stride(from: thread, to: ids.count, by: threads) {
-                if let prepared = try? prepare(ids[index], in: handle) { local[ids[index]] = prepared }
+            // Contiguous runs, so that a commit's parent was usually just prepared on the same thread
+            // and the folders both read are still in its memo.
+            let memo = TreeMemo()
+            for start in stride(from: thread * Self.run, to: ids.count, by: threads * Self.run) {
+                for index in start..<min(start + Self.run, ids.count) {
+                    if let prepared = try? prepare(ids[index], in: handle, memo: memo) { local[ids[index]] = prepared }
+                }
             }
             results.withLock { $0.merge(local) { first, _ in first } }
         }
         return results.withLock { $0 }
     }
 
-    static func prepare(_ id: ObjectID, in repository: Repository) throws -> PreparedCommit {
+    static func prepare(_ id: ObjectID, in repository: Repository, memo: TreeMemo? = nil) throws -> PreparedCommit {
         let commit = try repository.commit(id)
         let signer = Result { try Self.signer(of: commit) }.mapCohortError()
-        let cohortTree = Result { try topLevelCohort(of: commit.tree, in: repository) }.mapCohortError()
+        // Each root tree is read once: for the `.cohort` folders and for the paths.
+        let root = Result { try repository.entries(ofTree: commit.tree) }.mapCohortError()
+        let parentRoot = Result { try commit.parents.first.map { try repository.entries(ofTree: repository.tree(ofCommit: $0)) } }.mapCohortError()
+        let cohortTree = Result { try topLevelCohort(root.get()) }.mapCohortError()
         let changes = Result { () throws -> [Change] in
             let mine = try cohortTree.get()
-            let parent = try commit.parents.first.map { try firstParentCohort($0, in: repository) }
+            let parent = try parentRoot.get().map { entries -> ObjectID in
+                guard let entry = entries.first(where: { $0.name == CohortLayout.folder }), entry.isTree else {
+                    throw CohortError(.malformed, "\(CohortLayout.folder)/ is missing from \(commit.parents[0].hex)")
+                }
+                return entry.id
+            }
             return try repository.treeChanges(from: parent, to: mine, maxDepth: 3, maxChanges: HistoryVerifier.maxCohortChanges)
         }.mapCohortError()
         var notices: [ObjectID: Result<Opened<Notice>, CohortError>] = [:]
@@ -58,7 +73,7 @@ enum CommitPreparation {
             guard let blob = change.newID, CohortLayout.isNoticePath(path) else { continue }
             notices[blob] = Result { try openNotice(blob, path: path, in: repository) }.mapCohortError()
         }
-        let paths = Result { try checkPaths(of: commit, in: repository) }.mapCohortError()
+        let paths = Result { try checkPaths(root.get(), parent: parentRoot.get(), in: repository, memo: memo) }.mapCohortError()
         return PreparedCommit(commit: commit, signer: signer, cohortTree: cohortTree, cohortChanges: changes, paths: paths, notices: notices)
     }
 
@@ -88,18 +103,37 @@ enum CommitPreparation {
 
     /// Every path the commit adds or changes against its first parent (all of them for a root commit)
     /// is one git would check out on every platform (`GitPath`). Paths already in the first parent were
-    /// checked when they came in.
+    /// checked when they came in; those under `.cohort/` are pinned to a few exact shapes by the
+    /// state rules, which refuse anything else there.
     static func checkPaths(of commit: Commit, in repository: Repository) throws {
-        let parentTree = try commit.parents.first.map { try repository.tree(ofCommit: $0) }
-        try repository.checkNewPaths(from: parentTree, to: commit.tree)
+        let parent = try commit.parents.first.map { try repository.entries(ofTree: repository.tree(ofCommit: $0)) }
+        try checkPaths(repository.entries(ofTree: commit.tree), parent: parent, in: repository)
+    }
+
+    /// `checkPaths` on root entries already read.
+    static func checkPaths(_ root: [TreeEntry], parent: [TreeEntry]?, in repository: Repository, memo: TreeMemo? = nil) throws {
+        let before = Dictionary((parent ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        for entry in root {
+            let old = before[entry.name]
+            if old == entry { continue }
+            try GitPath.check(component: entry.name, mode: entry.mode, path: entry.name)
+            if entry.isTree, entry.name != CohortLayout.folder {
+                try repository.checkNewPaths(from: old?.isTree == true ? old?.id : nil, to: entry.id, prefix: entry.name + "/", memo: memo)
+            }
+        }
     }
 
     /// The top level of a commit's tree: a `.cohort` folder, and no name that would land on it on
     /// another file system or appear twice. Returns the `.cohort` tree.
     static func topLevelCohort(of tree: ObjectID, in repository: Repository) throws -> ObjectID {
+        try topLevelCohort(repository.entries(ofTree: tree))
+    }
+
+    /// `topLevelCohort` on root entries already read.
+    static func topLevelCohort(_ entries: [TreeEntry]) throws -> ObjectID {
         var seen = Set<String>()
         var cohort: TreeEntry?
-        for entry in try repository.entries(ofTree: tree) {
+        for entry in entries {
             guard seen.insert(entry.name).inserted else {
                 throw CohortError(.malformed, "the commit's tree lists '\(entry.name)' twice")
             }
@@ -113,13 +147,6 @@ enum CommitPreparation {
             throw CohortError(.malformed, "\(CohortLayout.folder)/ is missing from the commit")
         }
         return cohort.id
-    }
-
-    static func firstParentCohort(_ parent: ObjectID, in repository: Repository) throws -> ObjectID {
-        guard let entry = try repository.entry(at: CohortLayout.folder, inTree: repository.tree(ofCommit: parent)), entry.isTree else {
-            throw CohortError(.malformed, "\(CohortLayout.folder)/ is missing from \(parent.hex)")
-        }
-        return entry.id
     }
 
     static func openNotice(_ blob: ObjectID, path: String, in repository: Repository) throws -> Opened<Notice> {

@@ -35,6 +35,16 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: target.path), "the refused clone was left behind", sourceLocation: sourceLocation)
     }
 
+    /// Bo's clone of a hooked server, its head, and a tree with one more file `name`: where most
+    /// attacks on a single commit start.
+    func boAddingFile(_ name: String) throws -> (HookServer, Workspace, good: ObjectID, tree: ObjectID) {
+        let server = try HookServer(transport: .local)
+        let bo = try server.clone("bo", for: server.scenario.bo)
+        let good = try bo.head().commit
+        let tree = try bo.repository.tree(from: bo.repository.tree(ofCommit: good), putting: [name: bo.repository.writeBlob(Data("\(name)\n".utf8))])
+        return (server, bo, good, tree)
+    }
+
     // 1. A merge rolls `.cohort/` state back.
 
     @Test func mergeKeepingAnOlderMembershipIsRefused() throws {
@@ -227,12 +237,9 @@ import Testing
     }
 
     @Test func anAppleSchemeCommitIsRefused() throws {
-        let server = try HookServer(transport: .local)
+        let (server, bo, good, tree) = try boAddingFile("a.md")
         let scenario = server.scenario
-        let bo = try server.clone("bo", for: scenario.bo)
-        let good = try bo.head().commit
         let me = try signer(scenario.bo.home, in: bo)
-        let tree = try bo.repository.tree(from: bo.repository.tree(ofCommit: good), putting: ["a.md": bo.repository.writeBlob(Data("a\n".utf8))])
         let id = try bo.repository.createCommit(
             tree: tree, parents: [good], message: CommitTrailer.append(to: "apple", scheme: .appleV1, proof: me.proof),
             author: Person(name: "Bo", email: "bo@example.com"), sign: { try SSHSignature.sign($0, with: me.key) })
@@ -243,12 +250,9 @@ import Testing
     // 3. Refs the hook never checked.
 
     @Test func commitsBehindAForgeRefAreVerifiedWhenPushed() throws {
-        let server = try HookServer(transport: .local)
+        let (server, bo, good, tree) = try boAddingFile("x.md")
         let scenario = server.scenario
-        let bo = try server.clone("bo", for: scenario.bo)
-        let good = try bo.head().commit
         // An unsigned commit, written into the server as a forge would (refs/pull/1/head, no hook).
-        let tree = try bo.repository.tree(from: bo.repository.tree(ofCommit: good), putting: ["x.md": bo.repository.writeBlob(Data("x\n".utf8))])
         let unsigned = try Attacks.unsignedCommit(tree: tree, parents: [good], message: "unsigned", signer: signer(scenario.bo.home, in: bo), in: bo)
         let id = try Attacks.writeObject(unsigned.bytes, type: "commit", in: bo)
         try Attacks.point(bo, at: id)
@@ -261,11 +265,8 @@ import Testing
     // 4. Signature placement.
 
     @Test func signatureInTheMessageBodyIsRefused() throws {
-        let server = try HookServer(transport: .local)
+        let (server, bo, good, tree) = try boAddingFile("x.md")
         let scenario = server.scenario
-        let bo = try server.clone("bo", for: scenario.bo)
-        let good = try bo.head().commit
-        let tree = try bo.repository.tree(from: bo.repository.tree(ofCommit: good), putting: ["x.md": bo.repository.writeBlob(Data("x\n".utf8))])
         let made = try Attacks.unsignedCommit(tree: tree, parents: [good], message: "body", signer: signer(scenario.bo.home, in: bo), in: bo)
         // No gpgsig header: the armor follows the message (libgit2's extraction finds it there).
         let id = try Attacks.writeObject(made.bytes + Data(made.armored.utf8), type: "commit", in: bo)
@@ -277,11 +278,8 @@ import Testing
 
     @Test(arguments: ["gpgsig", "gpgsig-sha256"])
     func aSecondSignatureHeaderIsRefused(header: String) throws {
-        let server = try HookServer(transport: .local)
+        let (server, bo, good, tree) = try boAddingFile("y.md")
         let scenario = server.scenario
-        let bo = try server.clone("bo", for: scenario.bo)
-        let good = try bo.head().commit
-        let tree = try bo.repository.tree(from: bo.repository.tree(ofCommit: good), putting: ["y.md": bo.repository.writeBlob(Data("y\n".utf8))])
         let made = try Attacks.unsignedCommit(tree: tree, parents: [good], message: "two", signer: signer(scenario.bo.home, in: bo), in: bo)
         let text = String(decoding: made.bytes, as: UTF8.self)
         let split = try #require(text.range(of: "\n\n"))
