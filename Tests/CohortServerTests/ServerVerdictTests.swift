@@ -86,6 +86,28 @@ struct ServerVerdictTests {
         #expect(bo.stderr.contains("E_REVOKED"), "\(bo.stderr)")
     }
 
+    @Test("a removed participant's backdated work, pushed as a branch by someone still in, is refused over HTTP")
+    func backdatedBranchRefusedByTheServer() throws {
+        let hosted = try Hosted()
+        let scenario = hosted.scenario
+        let ann = scenario.owner
+        let beforeRemoval = try ann.head().commit
+        #expect(try hosted.cohort(["participants", "remove", scenario.bo.handle], as: scenario.ann.home, in: ann.directory).status == 0)
+        #expect(try hosted.cohort(["sync"], as: scenario.ann.home, in: ann.directory).status == 0)
+        let cyFolder = hosted.temp.path("cy")
+        #expect(try hosted.cohort(["clone", hosted.link, cyFolder.path], as: scenario.cy.home).status == 0)
+        let cy = try Workspace(containing: cyFolder, home: scenario.cy.home)
+        // Bo signs on the state before his removal; Cy carries it to the server as a branch.
+        try Attacks.point(cy, at: beforeRemoval)
+        let bo = try CollaborationSigner(home: scenario.bo.home, context: cy.state().context)
+        let backdated = try forge(cy, signer: bo, files: ["bo.md": Data("late\n".utf8)], message: "backdated")
+        let pushed = try hosted.git(["push", "origin", "\(backdated.hex):refs/heads/bo-work"], as: scenario.cy.home, in: cyFolder)
+        #expect(pushed.status != 0)
+        #expect(pushed.stderr.contains("E_REVOKED"), "\(pushed.stderr)")
+        let bare = hosted.temp.path("data/collaborations/\(hosted.identifier).git")
+        #expect(try run("git", ["--git-dir", bare.path, "rev-parse", "--verify", "-q", "refs/heads/bo-work"], in: hosted.temp.url).status != 0)
+    }
+
     @Test("a relay that forwards requests unchanged gets 421 for everything; one that rewrites Host gets nothing signed")
     func relaysGetNothing() throws {
         let hosted = try Hosted()
