@@ -84,9 +84,14 @@ struct IdentityVectorTests {
         for device in devices {
             let proof = try SignedIdentityProof(signing: Data("challenge".utf8), with: device.master.diversified(for: context), in: tree)
             #expect(try proof.verify(against: roots) == tree.root)
-            // The same key under apple-v1 must not verify: a scheme is never "tried".
+            // The same key under apple-v1 must not verify: a scheme is never "tried". The cohort-v1
+            // signature covers the domain-tagged bytes, so relabelled it does not even verify…
             let downgraded = SignedIdentityProof(scheme: .appleV1, proof: proof.proof, signature: proof.signature, message: proof.message)
-            expectCode(.unknownRoot) { try downgraded.verify(against: roots) }
+            expectCode(.badSignature) { try downgraded.verify(against: roots) }
+            // …and a genuine apple-v1 signature by the same key folds to no root known under cohort-v1.
+            let key = try device.master.diversified(for: context)
+            let apple = try SignedIdentityProof(signing: proof.message, with: key, scheme: .appleV1, proof: proof.proof)
+            expectCode(.unknownRoot) { try apple.verify(against: roots) }
         }
     }
 }
