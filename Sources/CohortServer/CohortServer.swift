@@ -128,27 +128,21 @@ extension CohortServer {
     /// Whether `authority` (a request's `Host`) names this server; the scheme's default port may be
     /// written or left out.
     func answers(to authority: String) -> Bool {
-        guard let mine = ServerConfiguration.authority(of: name) else { return false }
-        var theirs = authority.lowercased()
-        let defaultPort = configuration.publicURL.flatMap { URL(string: $0)?.scheme } == "https" || configuration.usesTLS ? ":443" : ":80"
-        if theirs.hasSuffix(defaultPort) { theirs.removeLast(defaultPort.count) }
-        return mine == theirs || mine == theirs + defaultPort
-    }
-
-    /// The base URL links are made of (`name`); the request is not consulted.
-    func baseURL(for request: Request) -> String {
-        name
+        let base = name
+        guard let scheme = URL(string: base)?.scheme, !authority.isEmpty, !authority.contains("/"),
+              let theirs = ServerConfiguration.authority(of: "\(scheme)://\(authority)") else { return false }
+        return ServerConfiguration.authority(of: base) == theirs
     }
 
     /// The challenge authority: challenges name the server (`name`), so a client can refuse to sign a
     /// challenge another server relays to it, and this server refuses requests addressed to another.
-    func challenges(for request: Request) throws -> ChallengeAuthority {
-        try ChallengeAuthority(server: baseURL(for: request), key: challengeKey, spent: spentChallenges,
+    func challenges() throws -> ChallengeAuthority {
+        try ChallengeAuthority(server: name, key: challengeKey, spent: spentChallenges,
                                lifetime: configuration.limits.challengeLifetime)
     }
 
-    func link(_ identifier: String, for request: Request) -> String {
-        "\(baseURL(for: request))/\(ServerAPI.collaborationPrefix)/\(identifier)"
+    func link(_ identifier: String) -> String {
+        "\(name)/\(ServerAPI.collaborationPrefix)/\(identifier)"
     }
 
     /// A bounded request body.

@@ -123,11 +123,9 @@ public final class HistoryVerifier {
         let baseCohort = try cohortFolder(of: commit.parents[base.membershipParent])
         var transition = StateTransition(verifier: self, commit: commit, signer: signer, participant: current, before: before)
         if baseCohort != cohortTree || commit.parents.count > 1 {
-            let changes = base.membershipParent == 0
-                ? try prepared?.cohortChanges.get()
-                    ?? repository.treeChanges(from: baseCohort, to: cohortTree, maxDepth: 3, maxChanges: Self.maxCohortChanges)
-                : try repository.treeChanges(from: baseCohort, to: cohortTree, maxDepth: 3, maxChanges: Self.maxCohortChanges)
-            try transition.apply(changes)
+            // Prepared changes are against the first parent: usable when that is the base.
+            let ahead = base.membershipParent == 0 ? try prepared?.cohortChanges.get() : nil
+            try transition.apply(ahead ?? repository.treeChanges(from: baseCohort, to: cohortTree, maxDepth: 3, maxChanges: Self.maxCohortChanges))
         }
         for (index, other) in commit.parents.enumerated() where index != base.membershipParent {
             try checkNoticesKept(from: other, in: cohortTree)
@@ -153,9 +151,9 @@ public final class HistoryVerifier {
         for id in try repository.commits(fromAll: others, hiding: [commit.parents[base]]) {
             let root = try signers[id]?.root ?? CommitPreparation.claimedRoot(of: repository.commit(id))
             guard let participant = state.participant(root), participant.permission == .readWrite else {
-                let status = state.directory.status(of: root) == .revoked ? "was removed" : "is not a participant with write permission"
-                throw CohortError(state.directory.status(of: root) == .revoked ? .revoked : .notPermitted,
-                                  "the merge brings in \(id.hex), signed by root \(root.hex), who \(status) in membership version \(state.membership.version)",
+                let removed = state.directory.status(of: root) == .revoked
+                throw CohortError(removed ? .revoked : .notPermitted,
+                                  "the merge brings in \(id.hex), signed by root \(root.hex), who \(removed ? "was removed" : "is not a participant with write permission") in membership version \(state.membership.version)",
                                   hint: "only work of current participants with write permission can be merged")
             }
         }

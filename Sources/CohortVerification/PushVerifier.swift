@@ -204,14 +204,15 @@ public final class PushVerifier {
         }
         // New to the repository: on no branch or tag before this push (whether or not this verifier
         // remembers them; commits only behind a forge's own refs count as new).
-        let fresh = Set(try repository.commits(fromAll: pushedTips, hiding: heads))
+        let freshInOrder = try repository.commits(fromAll: pushedTips, hiding: heads)
+        let fresh = Set(freshInOrder)
         // The membership this push gives the default branch counts too, when it is not older.
         let pushed = try pushedDefault.map { try verifier.state(at: $0) }
             .flatMap { $0.membership.version >= (current?.membership.version ?? 0) ? $0 : nil }
         // Every commit new to the branches and tags, remembered or verified now, in history order.
         var seen = Set<ObjectID>()
         let arriving = newCommits.filter { fresh.contains($0.id) && seen.insert($0.id).inserted }
-            + fresh.filter { !seen.contains($0) && remembered.contains($0) }.map { (id: $0, ref: updates.first { !$0.isDeletion }?.name ?? "") }
+            + freshInOrder.filter { !seen.contains($0) && remembered.contains($0) }.map { (id: $0, ref: updates.first { !$0.isDeletion }?.name ?? "") }
         if rejections.isEmpty {
             rejections += try checkCurrentMembership(arriving, current: current, pushed: pushed, verifier: verifier)
         }

@@ -35,12 +35,17 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: target.path), "the refused clone was left behind", sourceLocation: sourceLocation)
     }
 
-    /// Bo's clone of a hooked server, its head, and a tree with one more file `name`: where most
-    /// attacks on a single commit start.
-    func boAddingFile(_ name: String) throws -> (HookServer, Workspace, good: ObjectID, tree: ObjectID) {
+    /// A hooked server, `person`'s clone of it and its head: where attacks on one commit start.
+    func cloned(by person: (Scenario) -> TestPerson) throws -> (HookServer, Workspace, good: ObjectID) {
         let server = try HookServer(transport: .local)
-        let bo = try server.clone("bo", for: server.scenario.bo)
-        let good = try bo.head().commit
+        let who = person(server.scenario)
+        let workspace = try server.clone(String(who.handle.prefix { $0 != "@" }), for: who)
+        return (server, workspace, try workspace.head().commit)
+    }
+
+    /// Bo's clone, its head, and a tree with one more file `name`.
+    func boAddingFile(_ name: String) throws -> (HookServer, Workspace, good: ObjectID, tree: ObjectID) {
+        let (server, bo, good) = try cloned(by: \.bo)
         let tree = try bo.repository.tree(from: bo.repository.tree(ofCommit: good), putting: [name: bo.repository.writeBlob(Data("\(name)\n".utf8))])
         return (server, bo, good, tree)
     }
@@ -295,10 +300,8 @@ import Testing
     @Test(arguments: [[".GIT", "config"], ["sub", ".git", "config"], ["git~1", "config"], [".git.", "x"], [".git ", "x"],
                       ["a\\b"], ["docs", ".g\u{200C}it", "hooks"], ["..", "x"], ["GIT~1", "x"], [".git::$INDEX_ALLOCATION", "x"]])
     func pathsGitRefusesAreRefused(components: [String]) throws {
-        let server = try HookServer(transport: .local)
+        let (server, bo, good) = try cloned(by: \.bo)
         let scenario = server.scenario
-        let bo = try server.clone("bo", for: scenario.bo)
-        let good = try bo.head().commit
         let tree = try Attacks.treeAdding(components, content: Data("[core]\n".utf8), to: bo)
         let id = try commitTree(bo, tree: tree, parents: [good], signer: signer(scenario.bo.home, in: bo), message: "odd path")
         try expectOneVerdict(server, bo, home: scenario.bo.home, attack: id, good: good, code: .notPermitted, at: id)
@@ -307,10 +310,8 @@ import Testing
     // 8. Smaller rules.
 
     @Test func ownersMembershipCommittedBySomeoneElseIsRefused() throws {
-        let server = try HookServer(transport: .local)
+        let (server, cy, good) = try cloned(by: \.cy)
         let scenario = server.scenario
-        let cy = try server.clone("cy", for: scenario.cy)
-        let good = try cy.head().commit
         // An owner-signed next membership version (dropping Bo), committed by Cy.
         let ann = try signer(scenario.ann.home, in: cy)
         let state = try cy.state()
@@ -324,10 +325,8 @@ import Testing
     }
 
     @Test func mentionNamingAnotherHandleIsRefused() throws {
-        let server = try HookServer(transport: .local)
+        let (server, bo, good) = try cloned(by: \.bo)
         let scenario = server.scenario
-        let bo = try server.clone("bo", for: scenario.bo)
-        let good = try bo.head().commit
         let me = try signer(scenario.bo.home, in: bo)
         let cyRoot = try #require(try bo.state().membership.participants.first { $0.handle == "cy@example.com" }).root
         let notice = Notice(type: .mention, collaboration: scenario.identifier, actor: me.root,

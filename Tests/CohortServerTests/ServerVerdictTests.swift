@@ -61,17 +61,25 @@ final class Relay {
 /// configuration.
 @Suite("cohort serve: one verdict, one name", .serialized)
 struct ServerVerdictTests {
-    @Test("a merge that brings an old membership back is refused over HTTP; the removed person stays out")
-    func mergeRollbackRefusedByTheServer() throws {
+    /// A hosted collaboration from which Ann has removed Bo (synced to the server), Cy's clone of it
+    /// made after that, and the owner's commit from before the removal.
+    static func boRemovedCyCloned() throws -> (Hosted, Workspace, beforeRemoval: ObjectID) {
         let hosted = try Hosted()
         let scenario = hosted.scenario
         let ann = scenario.owner
         let beforeRemoval = try ann.head().commit
         #expect(try hosted.cohort(["participants", "remove", scenario.bo.handle], as: scenario.ann.home, in: ann.directory).status == 0)
         #expect(try hosted.cohort(["sync"], as: scenario.ann.home, in: ann.directory).status == 0)
-        let cyFolder = hosted.temp.path("cy")
-        #expect(try hosted.cohort(["clone", hosted.link, cyFolder.path], as: scenario.cy.home).status == 0)
-        let cy = try Workspace(containing: cyFolder, home: scenario.cy.home)
+        let folder = hosted.temp.path("cy")
+        #expect(try hosted.cohort(["clone", hosted.link, folder.path], as: scenario.cy.home).status == 0)
+        return (hosted, try Workspace(containing: folder, home: scenario.cy.home), beforeRemoval)
+    }
+
+    @Test("a merge that brings an old membership back is refused over HTTP; the removed person stays out")
+    func mergeRollbackRefusedByTheServer() throws {
+        let (hosted, cy, beforeRemoval) = try Self.boRemovedCyCloned()
+        let scenario = hosted.scenario
+        let cyFolder = cy.directory
         let tip = try cy.head().commit
         #expect(try cy.repository.contains(beforeRemoval))
         _ = try commitTree(cy, tree: cy.repository.tree(ofCommit: beforeRemoval), parents: [beforeRemoval, tip],
@@ -88,15 +96,9 @@ struct ServerVerdictTests {
 
     @Test("a removed participant's backdated work, pushed as a branch by someone still in, is refused over HTTP")
     func backdatedBranchRefusedByTheServer() throws {
-        let hosted = try Hosted()
+        let (hosted, cy, beforeRemoval) = try Self.boRemovedCyCloned()
         let scenario = hosted.scenario
-        let ann = scenario.owner
-        let beforeRemoval = try ann.head().commit
-        #expect(try hosted.cohort(["participants", "remove", scenario.bo.handle], as: scenario.ann.home, in: ann.directory).status == 0)
-        #expect(try hosted.cohort(["sync"], as: scenario.ann.home, in: ann.directory).status == 0)
-        let cyFolder = hosted.temp.path("cy")
-        #expect(try hosted.cohort(["clone", hosted.link, cyFolder.path], as: scenario.cy.home).status == 0)
-        let cy = try Workspace(containing: cyFolder, home: scenario.cy.home)
+        let cyFolder = cy.directory
         // Bo signs on the state before his removal; Cy carries it to the server as a branch.
         try Attacks.point(cy, at: beforeRemoval)
         let bo = try CollaborationSigner(home: scenario.bo.home, context: cy.state().context)

@@ -45,7 +45,7 @@ extension CohortServer {
         } else {
             salt = try members.current(identifier).registration.salt
         }
-        let authority = try challenges(for: request)
+        let authority = try challenges()
         let challenge = try authority.issue(collaboration: identifier, operation: operation)
         return jsonResponse(ServerAPI.ChallengeResponse(
             challenge: challenge.bytes.base64EncodedString(), operation: operation.description,
@@ -64,7 +64,7 @@ extension CohortServer {
             throw CohortError(.malformed, "tokens are for pull or push", hint: "publish with PUT /c/<id> instead")
         }
         let membership = try members.current(identifier)
-        let root = try challenges(for: request).verify(body.proof, collaboration: identifier, operation: operation, against: membership)
+        let root = try challenges().verify(body.proof, collaboration: identifier, operation: operation, against: membership)
         let permission = try membership.permission(of: root)
         let access: ServerAPI.Access = operation == .push ? .readWrite : .read
         guard access == .read || permission == .readWrite else {
@@ -93,7 +93,7 @@ extension CohortServer {
         }
         let genesis = try ObjectID(hex: body.genesis)
         do {
-            _ = try challenges(for: request).verify(body.proof, collaboration: identifier, operation: .membership, against: KnownRoots(active: [owner]))
+            _ = try challenges().verify(body.proof, collaboration: identifier, operation: .membership, against: KnownRoots(active: [owner]))
         } catch let error as CohortError where error.code == .unknownRoot {
             throw CohortError(.notPermitted, "only the collaboration's owner may publish it", hint: "publish from a device of the owner")
         }
@@ -101,7 +101,7 @@ extension CohortServer {
         let issued = tokens.issue(collaboration: identifier, root: owner, access: .readWrite)
         context.logger.notice(created ? "collaboration published" : "collaboration published again",
                               metadata: ["collaboration": "\(identifier)", "owner": "\(owner.hex.prefix(16))"])
-        let link = link(identifier, for: request)
+        let link = link(identifier)
         return jsonResponse(
             ServerAPI.PublishResponse(link: link, gitURL: link, created: created,
                                       token: .init(token: issued.token, access: .readWrite, expiresAt: issued.expiresAt, root: owner)),

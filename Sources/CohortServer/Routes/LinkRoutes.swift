@@ -16,7 +16,7 @@ extension CohortServer {
                     throw CohortError(.notFound, "no collaboration is hosted at this address")
                 }
                 let membership = try members.current(identifier)
-                let link = link(identifier, for: request)
+                let link = link(identifier)
                 let info = ServerAPI.LinkInfo(
                     identifier: identifier, title: membership.title, initiator: membership.initiator, gitURL: link, link: link,
                     participants: membership.head == nil ? nil : membership.activeCount
