@@ -16,6 +16,15 @@ public struct Change: Hashable, Sendable {
     public let newID: ObjectID?
     /// The git file mode after the change (0 when deleted or unknown).
     public var newMode: UInt32 = 0
+
+    public init(kind: Kind, oldPath: String?, newPath: String?, oldID: ObjectID?, newID: ObjectID?, newMode: UInt32 = 0) {
+        self.kind = kind
+        self.oldPath = oldPath
+        self.newPath = newPath
+        self.oldID = oldID
+        self.newID = newID
+        self.newMode = newMode
+    }
 }
 
 extension Repository {

@@ -69,12 +69,46 @@ extension Repository {
         }
     }
 
-    /// Makes the whole index match `tree`.
-    public func resetIndex(to tree: ObjectID) throws {
+    /// Makes the whole index match `tree`, except paths git refuses to hold in an index (`.GIT/config`,
+    /// `a/.git/x`: histories from before the gate refused them can carry them): those are left out
+    /// and returned, so that one odd path never stops the rest.
+    @discardableResult
+    public func resetIndex(to tree: ObjectID) throws -> [String] {
         let index = try freshIndex()
         defer { git_index_free(index) }
-        try withTree(tree) { try check(git_index_read_tree(index, $0), "cannot read tree \(tree.hex) into the index") }
+        var refused: [String] = []
+        let read = try withTree(tree) { git_index_read_tree(index, $0) }
+        if read < 0 {
+            // One bad path fails the whole read: add the entries one by one instead.
+            try check(git_index_clear(index), "cannot clear the index")
+            for entry in try blobEntries(ofTree: tree) {
+                var raw = git_index_entry()
+                raw.mode = entry.mode
+                raw.id = entry.id.raw
+                let added = entry.path.withCString { path in
+                    raw.path = path
+                    return git_index_add(index, &raw)
+                }
+                if added < 0 { refused.append(entry.path) }
+            }
+        }
         try check(git_index_write(index), "cannot write the index")
+        return refused
+    }
+
+    /// Every file, link and submodule entry of `tree` with its full path, in tree order.
+    public func blobEntries(ofTree tree: ObjectID, prefix: String = "", depth: Int = 1) throws -> [IndexEntry] {
+        guard depth <= 64 else { throw CohortError(.malformed, "tree \(tree.hex) is nested deeper than 64 folders") }
+        var found: [IndexEntry] = []
+        for entry in try entries(ofTree: tree) {
+            let path = prefix + entry.name
+            if entry.isTree {
+                found += try blobEntries(ofTree: entry.id, prefix: path + "/", depth: depth + 1)
+            } else {
+                found.append(IndexEntry(path: path, id: entry.id, mode: entry.mode))
+            }
+        }
+        return found
     }
 }
 

@@ -23,6 +23,28 @@ public struct MergeConflict: Hashable, Sendable {
     public let theirs: IndexEntry?
 }
 
+/// A file and a folder at one path after a merge: the file, and every entry beneath the folder.
+public struct FolderClash: Sendable {
+    public let file: IndexEntry
+    public let beneath: [IndexEntry]
+
+    /// The clashes among `entries` (path → entry): each file that is also a folder on another
+    /// entry's path.
+    static func find(in entries: [String: IndexEntry]) -> [FolderClash] {
+        var beneath: [String: [IndexEntry]] = [:]
+        for entry in entries.values {
+            var path = Substring(entry.path)
+            while let slash = path.lastIndex(of: "/") {
+                path = path[..<slash]
+                if entries[String(path)] != nil { beneath[String(path), default: []].append(entry) }
+            }
+        }
+        return beneath.keys.sorted().compactMap { file in
+            entries[file].map { FolderClash(file: $0, beneath: beneath[file]!.sorted { $0.path < $1.path }) }
+        }
+    }
+}
+
 extension Repository {
     /// The best common ancestor of two commits, or nil when they share none.
     public func mergeBase(_ one: ObjectID, _ other: ObjectID) throws -> ObjectID? {
@@ -38,10 +60,13 @@ extension Repository {
     /// Merges three trees in memory, renames detected and text merged where the two sides do not
     /// overlap (no conflict markers are ever written). Each remaining conflict is handed to `resolve`,
     /// whose entries take its place; `replacing` then sets (or, with nil, removes) whole paths.
-    /// Returns the merged tree.
+    /// Where a file and a folder end up at one path (one side added `notes`, the other
+    /// `notes/todo.md`), `settle` gets the file and everything beneath the folder and returns what
+    /// takes their place, so that neither silently replaces the other. Returns the merged tree.
     public func mergeTrees(ancestor: ObjectID?, ours: ObjectID, theirs: ObjectID,
                            resolve: (MergeConflict) throws -> [IndexEntry],
-                           replacing: [String: IndexEntry?] = [:]) throws -> ObjectID {
+                           replacing: [String: IndexEntry?] = [:],
+                           settle: (FolderClash) throws -> [IndexEntry] = { [$0.file] + $0.beneath }) throws -> ObjectID {
         var options = git_merge_options()
         try check(git_merge_options_init(&options, UInt32(GIT_MERGE_OPTIONS_VERSION)), "merge options")
         options.flags = GIT_MERGE_FIND_RENAMES.rawValue
@@ -61,14 +86,37 @@ extension Repository {
                 _ = git_index_conflict_remove(index, path)
             }
         }
-        for conflict in conflicts {
-            for entry in try resolve(conflict) { try Self.add(entry, to: index) }
+        // The merged entries, as a path map: adding a file where a folder is (or the reverse) to a
+        // libgit2 index silently drops the other, so clashes are found and settled first.
+        var merged: [String: IndexEntry] = [:]
+        for position in 0..<git_index_entrycount(index) {
+            if let entry = Self.entry(git_index_get_byindex(index, position)) { merged[entry.path] = entry }
         }
-        for (path, entry) in replacing {
-            if let entry {
+        var resolutions: [IndexEntry] = []
+        for conflict in conflicts { resolutions += try resolve(conflict) }
+        for entry in resolutions { merged[entry.path] = entry }
+        for (path, entry) in replacing { merged[path] = entry }
+        var clashes = FolderClash.find(in: merged)
+        if clashes.isEmpty {
+            for entry in resolutions { try Self.add(entry, to: index) }
+            for (path, entry) in replacing {
+                if let entry { try Self.add(entry, to: index) } else { _ = git_index_remove(index, path, 0) }
+            }
+        } else {
+            for _ in 0..<16 where !clashes.isEmpty {
+                for clash in clashes {
+                    merged[clash.file.path] = nil
+                    for entry in clash.beneath { merged[entry.path] = nil }
+                    for entry in try settle(clash) { merged[entry.path] = entry }
+                }
+                clashes = FolderClash.find(in: merged)
+            }
+            guard clashes.isEmpty else {
+                throw CohortError(.git, "cannot merge: \(clashes[0].file.path) is a file on one side and a folder on the other")
+            }
+            try check(git_index_clear(index), "cannot clear the merge")
+            for entry in merged.values.sorted(by: { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }) {
                 try Self.add(entry, to: index)
-            } else {
-                _ = git_index_remove(index, path, 0)
             }
         }
         var tree = git_oid()

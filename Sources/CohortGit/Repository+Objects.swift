@@ -119,22 +119,23 @@ extension Repository {
     /// without touching the working directory.
     public func tree(from base: ObjectID?, putting files: [String: ObjectID], removing removals: Set<String> = [],
                      mode: UInt32 = 0o100644) throws -> ObjectID {
-        var byFolder: [String: [String: ObjectID]] = [:]
-        var removalsByFolder: [String: Set<String>] = [:]
-        var direct: [String: ObjectID] = [:]
-        var directRemovals = Set<String>()
-        for (path, blob) in files {
+        var edits: [String: IndexEntry?] = [:]
+        for path in removals { edits[path] = .some(nil) }
+        for (path, blob) in files { edits[path] = IndexEntry(path: path, id: blob, mode: mode) }
+        return try tree(from: base, setting: edits)
+    }
+
+    /// Builds a tree from `base` (or empty) with each path set to its entry's blob and mode, or
+    /// removed where the entry is nil; folders are created as needed and disappear when left empty.
+    /// Entries of `base` that no edit touches are kept as they are, whatever their names.
+    public func tree(from base: ObjectID?, setting edits: [String: IndexEntry?]) throws -> ObjectID {
+        var byFolder: [String: [String: IndexEntry?]] = [:]
+        var direct: [String: IndexEntry?] = [:]
+        for (path, entry) in edits {
             if let slash = path.firstIndex(of: "/") {
-                byFolder[String(path[..<slash]), default: [:]][String(path[path.index(after: slash)...])] = blob
+                byFolder[String(path[..<slash]), default: [:]][String(path[path.index(after: slash)...])] = .some(entry)
             } else {
-                direct[path] = blob
-            }
-        }
-        for path in removals {
-            if let slash = path.firstIndex(of: "/") {
-                removalsByFolder[String(path[..<slash]), default: []].insert(String(path[path.index(after: slash)...]))
-            } else {
-                directRemovals.insert(path)
+                direct[path] = .some(entry)
             }
         }
         var builder: OpaquePointer?
@@ -148,17 +149,23 @@ extension Repository {
             var oid = id.raw
             try check(git_treebuilder_insert(nil, builder, name, &oid, mode), "cannot add \(name) to a tree")
         }
-        for name in directRemovals where git_treebuilder_get(builder, name) != nil {
-            try check(git_treebuilder_remove(builder, name), "cannot remove \(name) from a tree")
+        func remove(_ name: String) throws {
+            if git_treebuilder_get(builder, name) != nil {
+                try check(git_treebuilder_remove(builder, name), "cannot remove \(name) from a tree")
+            }
         }
-        for (name, blob) in direct { try insert(name, blob, mode: git_filemode_t(rawValue: mode)) }
-        for folder in Set(byFolder.keys).union(removalsByFolder.keys) {
+        for (name, entry) in direct {
+            if let entry {
+                try insert(name, entry.id, mode: git_filemode_t(rawValue: entry.mode))
+            } else {
+                try remove(name)
+            }
+        }
+        for (folder, inner) in byFolder {
             let existing = try base.flatMap { try entry(at: folder, inTree: $0) }.flatMap { $0.isTree ? $0.id : nil }
-            let subtree = try tree(from: existing, putting: byFolder[folder] ?? [:], removing: removalsByFolder[folder] ?? [], mode: mode)
+            let subtree = try tree(from: existing, setting: inner)
             if try entries(ofTree: subtree).isEmpty {
-                if git_treebuilder_get(builder, folder) != nil {
-                    try check(git_treebuilder_remove(builder, folder), "cannot remove \(folder) from a tree")
-                }
+                try remove(folder)
             } else {
                 try insert(folder, subtree, mode: GIT_FILEMODE_TREE)
             }

@@ -128,6 +128,16 @@ public struct PushResult: Sendable {
     }
 
     public var accepted: Bool { refused.isEmpty }
+
+    /// Whether every refusal is of the kind a push gets when someone else pushed first (the ref
+    /// moved, or was locked by their push): fetch, merge and push again, rather than give up.
+    public var lostRace: Bool {
+        !refused.isEmpty && refused.allSatisfy { refusal in
+            let reason = refusal.reason.lowercased()
+            return ["non-fast-forward", "fetch first", "failed to update ref", "failed to lock", "cannot lock ref",
+                    "stale info", "the remote moved", "incorrect old value"].contains { reason.contains($0) }
+        }
+    }
 }
 
 extension Repository {
@@ -205,6 +215,12 @@ extension Repository {
         let result = strings.withUnsafeBufferPointer { buffer -> Int32 in
             var array = git_strarray(strings: UnsafeMutablePointer(mutating: buffer.baseAddress), count: buffer.count)
             return withExtendedLifetime(payload) { git_remote_push(remote, &array, &options) }
+        }
+        if result == GIT_ENONFASTFORWARD.rawValue, payload.error == nil {
+            // libgit2 refuses before sending when the remote's tip is a commit it has not fetched:
+            // someone pushed first.
+            return PushResult(refused: refspecs.map { PushRefusal(ref: String($0.split(separator: ":").last ?? ""), reason: "the remote moved (fetch first)") },
+                              remoteMessages: [])
         }
         guard result >= 0 else { throw payload.failure(result, "cannot push to \(name)") }
         let lines = String(decoding: payload.remoteText, as: UTF8.self)

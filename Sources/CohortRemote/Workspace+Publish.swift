@@ -59,12 +59,17 @@ extension Workspace {
 }
 
 extension PushResult {
-    /// Throws `E_NOT_PERMITTED` naming each refused ref and the server's reasons.
+    /// Throws the code the server names (its hook writes `E_…`; E_NOT_PERMITTED when it names none),
+    /// with each refused ref and the server's reasons.
     public func check() throws {
         guard !accepted else { return }
         let reasons = remoteMessages.filter { $0.contains("rejected") || $0.contains("E_") }
         let refs = refused.map { "\($0.ref) (\($0.reason))" }.joined(separator: ", ")
-        throw CohortError(.notPermitted, "the server refused \(refs)" + (reasons.isEmpty ? "" : ": " + reasons.joined(separator: "; ")),
+        // The server's own code (its hook writes `E_…`), else E_NOT_PERMITTED.
+        let named = reasons.lazy.compactMap { line in
+            CohortError.Code.all.first { line.contains($0.rawValue + ":") || line.contains($0.rawValue + " ") }
+        }.first
+        throw CohortError(named ?? .notPermitted, "the server refused \(refs)" + (reasons.isEmpty ? "" : ": " + reasons.joined(separator: "; ")),
                           hint: "nothing was lost locally; fix what the server names, then push again")
     }
 }

@@ -8,10 +8,11 @@ import Foundation
 enum ConflictCopy {
     /// `bread/rye (conflict, ann@example.com, 2026-11-21 130512Z).md`; `taken` says whether a name is
     /// in use, and a number is added until one is free.
-    static func path(for path: String, label: String, time: Date, taken: (String) -> Bool) -> String {
+    /// A folder's copy (`isFolder`) keeps its whole name: `notes.v2 (conflict, …)`.
+    static func path(for path: String, label: String, time: Date, isFolder: Bool = false, taken: (String) -> Bool) -> String {
         let url = URL(fileURLWithPath: path)
         let folder = (path as NSString).deletingLastPathComponent
-        let ext = url.pathExtension
+        let ext = isFolder ? "" : url.pathExtension
         let base = ext.isEmpty ? url.lastPathComponent : String(url.lastPathComponent.dropLast(ext.count + 1))
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -31,6 +32,23 @@ enum ConflictCopy {
     /// Whether `path` is a conflict copy.
     static func isCopy(_ path: String) -> Bool {
         (path as NSString).lastPathComponent.contains(" (conflict, ")
+    }
+
+    /// The entries that settle a file against a folder at one path. The side on the remote keeps the
+    /// path: when that is the file (`theirsIsFile`), everything beneath this device's folder moves to
+    /// `name (conflict, <label>, <time>)/…`; otherwise this device's file moves to its conflict copy.
+    static func settle(_ clash: FolderClash, theirsIsFile: Bool, label: String, time: Date,
+                       taken: (String) -> Bool) -> (entries: [IndexEntry], copies: [(path: String, of: String)]) {
+        let folder = clash.file.path
+        if theirsIsFile {
+            let base = path(for: folder, label: label, time: time, isFolder: true, taken: taken)
+            let moved = clash.beneath.map { entry in
+                IndexEntry(path: base + entry.path.dropFirst(folder.count), id: entry.id, mode: entry.mode)
+            }
+            return ([clash.file] + moved, zip(moved, clash.beneath).map { ($0.path, $1.path) })
+        }
+        let copy = path(for: folder, label: label, time: time, taken: taken)
+        return (clash.beneath + [IndexEntry(path: copy, id: clash.file.id, mode: clash.file.mode)], [(copy, folder)])
     }
 
     /// The entries that settle one conflict, and the conflict copy made (if any). `ours` is this

@@ -10,8 +10,10 @@ import Foundation
 struct RemoteAccess {
     let link: CollaborationLink?
     let exchange: TokenExchange
+    let url: String
 
     init(url: String, home: IdentityHome, client: ServerClient) {
+        self.url = url
         link = try? CollaborationLink(url)
         exchange = TokenExchange(home: home, client: client)
     }
@@ -21,9 +23,25 @@ struct RemoteAccess {
         do {
             return try body()
         } catch {
-            guard let link else { throw error }
-            throw exchange.explain(error, link: link, operation: operation)
+            let explained = link.map { exchange.explain(error, link: $0, operation: operation) } ?? error
+            throw Self.offline(explained, url: url) ?? explained
         }
+    }
+
+    /// `E_NETWORK` when `error` says the remote could not be reached (no route, refused, timed out,
+    /// a name that does not resolve, a folder that is not there): work stays here until a sync reaches it.
+    static func offline(_ error: any Error, url: String) -> CohortError? {
+        guard let failure = error as? CohortError, failure.code == .git || failure.code == .network else { return nil }
+        let reason = failure.reason.lowercased()
+        let unreachable = ["failed to connect", "could not connect", "connection refused", "timed out", "could not resolve",
+                           "name or service not known", "network is unreachable", "no route to host", "connection reset",
+                           "failed to resolve address", "temporary failure in name resolution"]
+        let folder = url.hasPrefix("file://") ? String(url.dropFirst("file://".count)) : (url as NSString).expandingTildeInPath
+        let missingFolder = Repository.isLocalRemote(url) && (!FileManager.default.fileExists(atPath: folder)
+            || reason.contains("could not find repository") || reason.contains("does not appear to be a git repository"))
+        guard failure.code == .network || unreachable.contains(where: reason.contains) || missingFolder else { return nil }
+        return CohortError(.network, "cannot reach \(url): \(failure.reason)",
+                           hint: "you are offline or the remote is down; what you committed is kept here and goes out at the next sync that reaches it")
     }
 
     func callbacks(for operation: ChallengeOperation, progress: (@Sendable (TransferProgress) -> Void)?) -> RemoteCallbacks {

@@ -1,4 +1,6 @@
+import CohortGit
 import CohortIdentity
+import CohortWorkspace
 import Foundation
 
 /// One sync at a time per workspace: an exclusive `flock(2)` on `<git dir>/cohort/sync.lock`. The
@@ -13,10 +15,13 @@ public final class SyncLock {
 
     let url: URL
     private var descriptor: Int32
+    /// The last holder ended without letting go (a crash, a kill): its leftovers want cleaning up.
+    public let previousHolderCrashed: Bool
 
-    private init(url: URL, descriptor: Int32) {
+    private init(url: URL, descriptor: Int32, previousHolderCrashed: Bool) {
         self.url = url
         self.descriptor = descriptor
+        self.previousHolderCrashed = previousHolderCrashed
     }
 
     /// Takes the lock, waiting up to `wait` seconds for a running sync to finish.
@@ -42,12 +47,28 @@ public final class SyncLock {
             }
             usleep(200_000)
         }
+        // A holder that finished empties the file; one that is still named there died holding it.
+        var info = stat()
+        let crashed = fstat(descriptor, &info) == 0 && info.st_size > 0
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         let data = (try? encoder.encode(Holder(pid: getpid(), host: ProcessInfo.processInfo.hostName, since: Date()))) ?? Data()
         _ = ftruncate(descriptor, 0)
         _ = data.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-        return SyncLock(url: url, descriptor: descriptor)
+        return SyncLock(url: url, descriptor: descriptor, previousHolderCrashed: crashed)
+    }
+
+    /// Who holds the lock now, if a sync is running (the lock taken and let go at once otherwise).
+    static func runningHolder(in gitDirectory: URL) -> Holder? {
+        let url = gitDirectory.appendingPathComponent("cohort/sync.lock")
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        if flock(descriptor, LOCK_SH | LOCK_NB) == 0 {
+            flock(descriptor, LOCK_UN)
+            return nil
+        }
+        return holder(of: url) ?? Holder(pid: 0, host: "?", since: Date())
     }
 
     static func holder(of url: URL) -> Holder? {
@@ -60,10 +81,38 @@ public final class SyncLock {
     /// Lets the next sync in.
     public func release() {
         guard descriptor >= 0 else { return }
+        _ = ftruncate(descriptor, 0)
         flock(descriptor, LOCK_UN)
         close(descriptor)
         descriptor = -1
     }
 
     deinit { release() }
+}
+
+extension Workspace {
+    /// After a sync that died: the temporary files its atomic writes left (`.NAME.cohort-N.tmp`, in
+    /// the folder and under `.git/cohort/`) and git's temporary objects go. Only Cohort's own
+    /// temporary names are touched; nothing the person wrote.
+    func cleanUpAfterCrash() {
+        GitLocks.removeTemporaryObjects(in: repository.gitDirectory)
+        for root in [directory, repository.gitDirectory.appendingPathComponent("cohort")] {
+            guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { continue }
+            for case let url as URL in walker {
+                let name = url.lastPathComponent
+                if name == ".git", root == directory {
+                    walker.skipDescendants()
+                } else if Self.isTemporaryName(name) {
+                    unlink(url.path)
+                }
+            }
+        }
+    }
+
+    /// `.NAME.cohort-DIGITS.tmp`, as `AtomicFile.write` names its temporary files.
+    static func isTemporaryName(_ name: String) -> Bool {
+        guard name.hasPrefix("."), name.hasSuffix(".tmp"), let marker = name.range(of: ".cohort-", options: .backwards) else { return false }
+        let digits = name[marker.upperBound..<name.index(name.endIndex, offsetBy: -4)]
+        return !digits.isEmpty && digits.allSatisfy(\.isNumber)
+    }
 }

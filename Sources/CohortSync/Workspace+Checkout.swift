@@ -10,37 +10,73 @@ struct CheckoutOutcome {
     var keptLocal: [String] = []
     /// Where the incoming version of such a file was saved instead.
     var incomingCopies: [String] = []
-    /// Paths the new commit has that were not written, and why (unsafe paths, folders in the way,
-    /// kinds of entry a workspace does not hold).
-    var skipped: [(path: String, reason: String)] = []
+    /// Read only: files the person changed that the collaboration changed too, moved aside (path,
+    /// copy) so that the file can follow the collaboration.
+    var movedAside: [(path: String, copy: String)] = []
+    /// Paths of the new commit that are not in the folder as the commit has them, and why (something
+    /// of the person's in the way, no permission, no space, a name git refuses). Kept in
+    /// `UnwrittenPaths`, so that they never read as local changes, and tried again by every sync.
+    var unwritten: [UnwrittenPaths.Path] = []
+    /// Of those, the ones this checkout added (the others were already listed).
+    var newlyUnwritten: [UnwrittenPaths.Path] = []
 }
 
 extension Workspace {
     /// Moves the working files from tree `old` to tree `new` without ever overwriting what the person
     /// wrote: a file is replaced or removed only while it still holds `old`'s version (or already
-    /// holds `new`'s); otherwise it stays, and `new`'s version is saved beside it as a conflict copy.
-    /// Nothing is written through a symbolic link or outside the workspace, nothing into `.git`, and
-    /// a folder is never removed. A path that cannot be written is reported, not fatal. Running it
-    /// again after an interruption finishes the job. The index follows `new`.
-    func checkout(from old: ObjectID, to new: ObjectID, copyLabel: String, now: Date) throws -> CheckoutOutcome {
+    /// holds `new`'s); otherwise it stays, and `new`'s version is saved beside it as a conflict copy
+    /// (or, with `asideLabel`, for a read-only person, their version moves aside to a copy named
+    /// with it and the file follows the collaboration). Nothing is written through a symbolic link
+    /// or outside the workspace, nothing into `.git`, and a folder is never removed. Deletions go
+    /// first, so that a file can take the place of a folder that went, and the reverse.
+    ///
+    /// A path that cannot be written is never fatal and never reads as a local change: it is listed
+    /// in `UnwrittenPaths` with its reason, and every later checkout (also one from a tree to itself)
+    /// tries it again. Running a checkout again after an interruption finishes the job. The index
+    /// follows `new`.
+    func checkout(from old: ObjectID, to new: ObjectID, copyLabel: String, asideLabel: String? = nil, now: Date) throws -> CheckoutOutcome {
         var outcome = CheckoutOutcome()
-        let changes = try repository.treeChanges(from: old, to: new)
+        let listed = UnwrittenPaths.load(from: repository.gitDirectory)
+        var changes = try repository.treeChanges(from: old, to: new)
+        let moving = Set(changes.map { $0.newPath ?? $0.oldPath ?? "" })
+        var baseline: [String: ObjectID?] = [:]
+        for path in listed.paths {
+            // What the folder holds there is the version from before the path went unwritten.
+            baseline[path.path] = path.fromID
+            guard !moving.contains(path.path), path.refused != true else { continue }
+            let target = try repository.entry(at: path.path, inTree: new)
+            changes.append(Change(kind: target == nil ? .deleted : .modified, oldPath: path.path, newPath: target == nil ? nil : path.path,
+                                  oldID: path.fromID, newID: target?.id, newMode: target?.mode ?? 0))
+        }
+        // Deletions first: a file may take the place of a folder that goes, and the reverse.
+        changes = changes.filter { $0.newID == nil } + changes.filter { $0.newID != nil }
         var done = 0
         for change in changes {
             let path = change.newPath ?? change.oldPath ?? ""
+            let from = baseline[path] ?? change.oldID
             do {
-                try apply(change, at: path, copyLabel: copyLabel, now: now, into: &outcome)
-            } catch let error as CohortError {
-                outcome.skipped.append((path, error.reason))
+                try apply(change, from: from, at: path, copyLabel: copyLabel, asideLabel: asideLabel, now: now, into: &outcome)
+            } catch {
+                let reason = (error as? CohortError)?.reason ?? "\(error)"
+                outcome.unwritten.append(UnwrittenPaths.Path(path: path, from: from, reason: reason, refused: !Self.isWritableName(path)))
             }
             done += 1
             if done == max(1, changes.count / 2) { FaultPoint.reach(.midCheckout) }
         }
-        try repository.resetIndex(to: new)
+        for path in try repository.resetIndex(to: new) where !outcome.unwritten.contains(where: { $0.path == path }) {
+            outcome.unwritten.append(UnwrittenPaths.Path(path: path, from: nil, reason: "git refuses this name in a working folder", refused: true))
+        }
+        // Listed paths this checkout did not reach (refused names) stay listed.
+        for path in listed.paths where path.refused == true && !outcome.unwritten.contains(where: { $0.path == path.path }) {
+            if try repository.entry(at: path.path, inTree: new) != nil { outcome.unwritten.append(path) }
+        }
+        outcome.newlyUnwritten = outcome.unwritten.filter { listed[$0.path] == nil }
+        try UnwrittenPaths(paths: outcome.unwritten).save(to: repository.gitDirectory)
         return outcome
     }
 
-    private func apply(_ change: Change, at path: String, copyLabel: String, now: Date, into outcome: inout CheckoutOutcome) throws {
+    private func apply(_ change: Change, from oldID: ObjectID?, at path: String, copyLabel: String, asideLabel: String?, now: Date,
+                       into outcome: inout CheckoutOutcome) throws {
         let url = try safeLocation(of: path)
         let current = try onDisk(url)
         guard let target = change.newID else {
@@ -48,7 +84,7 @@ extension Workspace {
             switch current {
             case .absent:
                 return
-            case .entry(let id) where id == change.oldID:
+            case .entry(let id) where id == oldID:
                 guard unlink(url.path) == 0 else { throw CohortError(.io, "cannot remove \(path): \(String(cString: strerror(errno)))") }
                 removeEmptyFolders(above: url)
             default:
@@ -64,29 +100,54 @@ extension Workspace {
             return
         case .absent:
             break
-        case .entry(let id) where id == change.oldID:
+        case .entry(let id) where id == oldID:
             break
-        default:
-            // Changed here too (or a folder stands there): the person's version stays.
+        case .folder:
+            throw CohortError(.notPermitted, "a folder of yours is in its place; move it away and sync again")
+        case .special(let kind):
+            // A pipe, socket or device is the person's: it stays, and the incoming file goes beside it.
+            let copy = try writeCopy(of: target, mode: change.newMode, beside: path, label: copyLabel, now: now)
+            throw CohortError(.notPermitted, "a \(kind) of yours is in its place; the incoming version is \"\(copy)\"")
+        case .entry:
+            // Changed here too: the person's version stays, or (read only) moves aside.
+            if let asideLabel, change.newMode != 0o120000 {
+                let copy = ConflictCopy.path(for: path, label: asideLabel, time: now) { occupied($0) }
+                guard rename(url.path, try safeLocation(of: copy).path) == 0 else {
+                    throw CohortError(.io, "cannot move \(path) aside: \(String(cString: strerror(errno)))")
+                }
+                outcome.movedAside.append((path, copy))
+                break
+            }
             outcome.keptLocal.append(path)
             guard change.newMode != 0o120000 else { return }
-            let copy = ConflictCopy.path(for: path, label: copyLabel, time: now) { candidate in
-                guard let location = try? safeLocation(of: candidate), let found = try? onDisk(location) else { return false }
-                if case .absent = found { return false }
-                return true
-            }
-            try write(target, mode: change.newMode, to: safeLocation(of: copy))
-            outcome.incomingCopies.append(copy)
+            outcome.incomingCopies.append(try writeCopy(of: target, mode: change.newMode, beside: path, label: copyLabel, now: now))
             return
         }
         try write(target, mode: change.newMode, to: url)
+    }
+
+    /// Saves `blob` beside `path` as its conflict copy, and returns the copy's path.
+    private func writeCopy(of blob: ObjectID, mode: UInt32, beside path: String, label: String, now: Date) throws -> String {
+        let copy = ConflictCopy.path(for: path, label: label, time: now) { occupied($0) }
+        try write(blob, mode: mode == 0o120000 ? 0o100644 : mode, to: safeLocation(of: copy))
+        return copy
+    }
+
+    /// Whether something is at `path` in the folder (or the path cannot hold anything).
+    private func occupied(_ path: String) -> Bool {
+        guard let location = try? safeLocation(of: path), let found = try? onDisk(location) else { return true }
+        if case .absent = found { return false }
+        return true
     }
 
     /// What is at a path now: nothing, a folder, or a file or link with the blob id it would have.
     private enum OnDisk {
         case absent
         case folder
+        /// A regular file or a link, with the blob id it would have.
         case entry(ObjectID?)
+        /// A named pipe, socket or device: never replaced.
+        case special(String)
     }
 
     private func onDisk(_ url: URL) throws -> OnDisk {
@@ -100,35 +161,41 @@ extension Workspace {
             return .entry(try? repository.hashBlob(Data(target.utf8)))
         case S_IFREG:
             return .entry(repository.hashFile(at: url))
+        case S_IFIFO:
+            return .special("named pipe")
+        case S_IFSOCK:
+            return .special("socket")
         default:
-            return .entry(nil)
+            return .special("device file")
         }
     }
 
     /// The location of tree path `path` in the workspace, if every folder on the way is a real folder
     /// (or missing) and no part of it is `.`, `..` or any spelling of `.git`; `E_NOT_PERMITTED` otherwise.
     private func safeLocation(of path: String) throws -> URL {
+        guard Self.isWritableName(path) else { throw CohortError(.notPermitted, "\(path) is not a path a workspace holds") }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        for part in parts {
-            // `.git`, also as `.GIT`, `.git.` or `.git ` (case-folding and trailing-dot file systems)
-            // and `git~1` (its short name on NTFS).
-            var folded = part.lowercased()
-            while folded.hasSuffix(".") || folded.hasSuffix(" ") { folded.removeLast() }
-            guard !part.isEmpty, part != ".", part != "..", folded != ".git", folded != "git~1",
-                  !part.contains("\\"), !part.contains("\0")
-            else {
-                throw CohortError(.notPermitted, "\(path) is not a path a workspace holds")
-            }
-        }
         var folder = directory
         for part in parts.dropLast() {
             folder.appendPathComponent(part)
             var info = stat()
             if lstat(folder.path, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
-                throw CohortError(.notPermitted, "\(path) is not written: \(folder.path.dropFirst(directory.path.count + 1)) is not a folder here")
+                let name = folder.path.dropFirst(directory.path.count + 1)
+                throw CohortError(.notPermitted, "\(name) is \(info.st_mode & S_IFMT == S_IFLNK ? "a link" : "a file") here, not a folder; move it away and sync again")
             }
         }
         return directory.appendingPathComponent(path)
+    }
+
+    /// Whether no part of `path` is empty, `.`, `..` or any spelling of `.git`: `.GIT`, `.git.` or
+    /// `.git ` (case-folding and trailing-dot file systems) and `git~1` (its short name on NTFS).
+    static func isWritableName(_ path: String) -> Bool {
+        path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { part in
+            var folded = part.lowercased()
+            while folded.hasSuffix(".") || folded.hasSuffix(" ") { folded.removeLast() }
+            return !part.isEmpty && part != "." && part != ".." && folded != ".git" && folded != "git~1"
+                && !part.contains("\\") && !part.contains("\0")
+        }
     }
 
     private func write(_ blob: ObjectID, mode: UInt32, to url: URL) throws {

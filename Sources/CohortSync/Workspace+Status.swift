@@ -19,9 +19,13 @@ public struct SyncStatus: Sendable {
     public var lastSummary: String?
     /// A sync stopped while updating the files; the next one finishes it.
     public var interrupted = false
-    /// Notices that arrived and have not gone to this workspace's sinks yet.
-    public var pendingNotices = 0
     public var readOnly = false
+    /// Paths of the collaboration not in the folder as it has them, and why.
+    public var unwritten: [UnwrittenPaths.Path] = []
+    /// A sync running now: its process, host and start.
+    public var running: (pid: Int32, host: String, since: Date)?
+    /// Local deletions the next sync holds back (deleted, tracked), and the share that holds them.
+    public var heldBack: (deleted: Int, tracked: Int)?
 }
 
 extension Workspace {
@@ -40,7 +44,9 @@ extension Workspace {
             (status.ahead, status.behind) = try repository.aheadBehind(pending.head.commit, upstream)
         }
         status.conflictCopies = conflictCopiesOnDisk()
-        status.pendingNotices = (try? undeliveredNotices().count) ?? 0
+        status.unwritten = UnwrittenPaths.load(from: repository.gitDirectory).paths
+        status.running = SyncLock.runningHolder(in: repository.gitDirectory).map { ($0.pid, $0.host, $0.since) }
+        status.heldBack = try massDeletion(pending, share: SyncOptions().massDeleteShare)
         if let state = try? state(), let signer = try? signer(for: state), let me = try? self.me(in: state, signer: signer) {
             status.readOnly = me.permission == .readOnly
         }

@@ -18,22 +18,52 @@ extension Workspace {
         let lock = try SyncLock.acquire(in: repository.gitDirectory, wait: options.wait)
         defer { lock.release() }
         var report = SyncReport()
+        var step = SyncReport.Step.prepare
+        do {
+            try run(options, client: client, now: now, report: &report, step: &step, crashed: lock.previousHolderCrashed)
+        } catch {
+            // What already happened stays in the report; the failure names its step.
+            let failure = (error as? Violation)?.asError ?? (error as? CohortError) ?? CohortError(.git, "\(error)")
+            report.failure = SyncReport.Failure(step: step, error: failure)
+        }
         var journal = SyncJournal.load(from: repository.gitDirectory)
+        journal.lastSync = now()
+        journal.lastSummary = report.summaryLine
+        try? journal.save(to: repository.gitDirectory)
+        if report.failure == nil { repository.packWhenNeeded() }
+        return report
+    }
+
+    private func run(_ options: SyncOptions, client: ServerClient, now: @escaping () -> Date, report: inout SyncReport,
+                     step: inout SyncReport.Step, crashed: Bool) throws {
+        try GitLocks.clearStale(in: repository.gitDirectory)
+        if crashed { cleanUpAfterCrash() }
+        var journal = SyncJournal.load(from: repository.gitDirectory)
+        let state = try state()
+        let signer = try signer(for: state)
+        let me = try me(in: state, signer: signer)
+        let label = me.handle ?? String(signer.root.hex.prefix(12))
+        report.readOnly = me.permission == .readOnly
+        let aside = report.readOnly ? label : nil
         if let move = journal.move {
-            try finish(move, journal: &journal, report: &report, now: now())
+            step = .checkout
+            try finish(move, journal: &journal, report: &report, aside: aside, now: now())
             report.resumed = true
+        }
+        if !UnwrittenPaths.load(from: repository.gitDirectory).isEmpty {
+            // Paths an earlier sync could not write: tried again before anything is committed.
+            step = .checkout
+            let tree = try repository.tree(ofCommit: head().commit)
+            report.add(try checkout(from: tree, to: tree, copyLabel: "incoming", asideLabel: aside, now: now()))
         }
         guard let url = try repository.remoteURL(options.remote) else {
             throw CohortError(.git, "this workspace has no remote '\(options.remote)'",
                               hint: "publish it (`cohort publish URL`), clone it from a link, or `git remote add \(options.remote) URL`")
         }
         let access = RemoteAccess(url: url, home: home, client: client)
-        let state = try state()
-        let signer = try signer(for: state)
-        let me = try me(in: state, signer: signer)
-        let label = me.handle ?? String(signer.root.hex.prefix(12))
-        report.readOnly = me.permission == .readOnly
+        report.handles = Dictionary(state.membership.participants.compactMap { p in p.handle.map { (p.root, $0) } }, uniquingKeysWith: { a, _ in a })
 
+        step = .commit
         let pending = try pendingChanges()
         if report.readOnly {
             report.localChangesKept = pending.changes.count
@@ -47,36 +77,43 @@ extension Workspace {
         var lastRemote: ObjectID?
         for round in 1...max(1, options.maxAttempts) {
             report.rounds = round
+            step = .fetch
             let theirs = try fetchVerified(options.remote, access: access, progress: options.progress)
             FaultPoint.reach(.afterFetch)
-            if let refusal, theirs == lastRemote {
-                // The remote did not move, so the refusal was not a race: it is the answer.
+            if let refusal, !refusal.lostRace, theirs == lastRemote {
+                // The remote did not move and the refusal was not a lost race: it is the answer.
                 try refusal.check()
             }
             lastRemote = theirs
             var head = try self.head()
             if let theirs, theirs != head.commit, !(try repository.isAncestor(theirs, of: head.commit)) {
-                report.received += try repository.commits(from: theirs, hiding: [head.commit])
+                let arrived = try repository.commits(from: theirs, hiding: [head.commit])
+                report.received += arrived
+                report.receivedNotices += try repository.noticesAdded(by: arrived, presentIn: repository.tree(ofCommit: head.commit))
                 if try repository.isAncestor(head.commit, of: theirs) {
-                    try move(head, to: theirs, label: "incoming", journal: &journal, report: &report, now: now())
+                    step = .checkout
+                    try move(head, to: theirs, journal: &journal, report: &report, aside: aside, now: now())
                 } else {
                     guard !report.readOnly else {
                         throw CohortError(.notPermitted, "this read-only workspace has commits the collaboration does not",
                                           hint: "they cannot be pushed; keep a copy of your files and clone the collaboration again")
                     }
+                    step = .merge
                     let merge = try mergeCommit(head, theirs, signer: signer, label: label, remote: options.remote, report: &report, now: now())
                     FaultPoint.reach(.afterMergeCommit)
-                    try move(head, to: merge, label: "incoming", journal: &journal, report: &report, now: now())
+                    step = .checkout
+                    try move(head, to: merge, journal: &journal, report: &report, aside: aside, now: now())
                     report.merge = merge
                 }
                 head = try self.head()
             }
             if report.readOnly || head.commit == theirs { break }
+            step = .push
             let refspecs = ["\(head.branch):\(CohortLayout.defaultBranch)"]
             // Into a folder, libgit2 would write the objects itself and skip the receiving side's
             // hooks: stock git runs its receive-pack, and with it Cohort's verifying hook.
             let result = Repository.isLocalRemote(url)
-                ? try repository.pushWithGit(remote: options.remote, refspecs: refspecs)
+                ? try access.transfer(.push) { try repository.pushWithGit(remote: options.remote, refspecs: refspecs) }
                 : try access.transfer(.push) {
                     try repository.push(remote: options.remote, refspecs: refspecs, callbacks: access.callbacks(for: .push, progress: options.progress))
                 }
@@ -86,16 +123,16 @@ extension Workspace {
                 break
             }
             refusal = result
-            if round == options.maxAttempts { try result.check() }
+            if round == options.maxAttempts {
+                if !result.lostRace { try result.check() }
+                throw CohortError(.busy, "others kept pushing to \(options.remote) first: \(round) attempts lost the race",
+                                  hint: "nothing is lost: your commits are here, and the next sync pushes them")
+            }
+            // Someone pushed first: wait a little (more each round, jittered, so that racing
+            // editors spread out), then fetch, merge and push again.
+            Thread.sleep(forTimeInterval: options.backoff(round))
         }
-        report.receivedNotices = try repository.noticesAdded(by: report.received)
-        journal.lastSync = now()
-        journal.lastSummary = report.summaryLine
-        try journal.save(to: repository.gitDirectory)
-        repository.packWhenNeeded()
-        return report
     }
-
     /// Fetches `remote`'s default branch and verifies its history by the rules; a history that fails is
     /// refused and the remote-tracking ref put back where it was. Returns the verified tip (nil: the
     /// remote is empty).
@@ -126,16 +163,16 @@ extension Workspace {
 
     /// Moves the branch from `head` to `target` and the files with it, journalled so that an
     /// interruption is finished by the next sync.
-    private func move(_ head: (branch: String, commit: ObjectID), to target: ObjectID, label: String,
-                      journal: inout SyncJournal, report: inout SyncReport, now: Date) throws {
+    private func move(_ head: (branch: String, commit: ObjectID), to target: ObjectID,
+                      journal: inout SyncJournal, report: inout SyncReport, aside: String?, now: Date) throws {
         journal.move = SyncJournal.Move(branch: head.branch, from: head.commit.hex, to: target.hex)
         try journal.save(to: repository.gitDirectory)
         FaultPoint.reach(.afterJournal)
-        try finish(journal.move!, journal: &journal, report: &report, now: now)
+        try finish(journal.move!, journal: &journal, report: &report, aside: aside, now: now)
     }
 
     /// The journalled move: the branch (if it is still where it was), then the files, then the journal.
-    private func finish(_ move: SyncJournal.Move, journal: inout SyncJournal, report: inout SyncReport, now: Date) throws {
+    private func finish(_ move: SyncJournal.Move, journal: inout SyncJournal, report: inout SyncReport, aside: String?, now: Date) throws {
         let from = try ObjectID(hex: move.from)
         let to = try ObjectID(hex: move.to)
         let current = try repository.resolve(move.branch)
@@ -144,10 +181,8 @@ extension Workspace {
             FaultPoint.reach(.afterBranchMove)
         }
         if current == from || current == to {
-            let outcome = try checkout(from: repository.tree(ofCommit: from), to: repository.tree(ofCommit: to), copyLabel: "incoming", now: now)
-            report.keptLocal += outcome.keptLocal
-            report.skipped += outcome.skipped
-            report.incomingCopies += outcome.incomingCopies
+            report.add(try checkout(from: repository.tree(ofCommit: from), to: repository.tree(ofCommit: to), copyLabel: "incoming",
+                                    asideLabel: aside, now: now))
             FaultPoint.reach(.afterCheckout)
         }
         journal.move = nil
@@ -192,7 +227,17 @@ extension Workspace {
                 copies.append((copy.path, copy.of))
             }
             return resolution.entries
-        }, replacing: replacing)
+        }, replacing: replacing, settle: { clash in
+            // A file against a folder: as for any conflict, the remote's side keeps the path and this
+            // device's moves beside it, a file to `notes (conflict, …)`, a folder to `notes (conflict, …)/…`.
+            let theirsIsFile = (try? repository.entry(at: clash.file.path, inTree: theirTree))??.isTree == false
+            let moved = ConflictCopy.settle(clash, theirsIsFile: theirsIsFile, label: label, time: now, taken: taken)
+            for copy in moved.copies {
+                made.insert(copy.path)
+                copies.append((copy.path, copy.of))
+            }
+            return moved.entries
+        })
         let notices = copies.map { copy in
             Notice(type: .contentEdited, collaboration: ours.collaboration.identifier, actor: signer.root,
                    data: ["path": copy.copy, "conflictOf": copy.of], time: now, signer: signer.signer)
@@ -212,13 +257,18 @@ extension Workspace {
     /// Refuses (`E_NOT_PERMITTED`) to commit the deletion of more than `massDeleteShare` of the
     /// tracked files (3 at least) unless allowed: an emptied folder is more often an accident.
     private func checkMassDeletion(_ pending: PendingChanges, _ options: SyncOptions) throws {
-        guard !options.allowMassDelete else { return }
+        guard !options.allowMassDelete, let held = try massDeletion(pending, share: options.massDeleteShare) else { return }
+        throw CohortError(.notPermitted, "held back: \(held.deleted) of \(held.tracked) tracked files were deleted (more than \(Int(options.massDeleteShare * 100))%)",
+                          hint: "nothing was committed; if you meant it, run `cohort sync --allow-mass-delete`")
+    }
+
+    /// The deletions among `pending` when they are more than `share` of the tracked files (3 at least).
+    func massDeletion(_ pending: PendingChanges, share: Double) throws -> (deleted: Int, tracked: Int)? {
         let deleted = pending.changes.filter { $0.kind == .deleted }.count
-        guard deleted >= 3 else { return }
+        guard deleted >= 3 else { return nil }
         let tracked = try repository.treeChanges(from: nil, to: repository.tree(ofCommit: pending.head.commit))
             .filter { !CohortLayout.isCohortPath($0.newPath ?? "") }.count
-        guard Double(deleted) > options.massDeleteShare * Double(max(tracked, 1)) else { return }
-        throw CohortError(.notPermitted, "held back: \(deleted) of \(tracked) tracked files were deleted (more than \(Int(options.massDeleteShare * 100))%)",
-                          hint: "nothing was committed; if you meant it, run `cohort sync --allow-mass-delete`")
+        guard Double(deleted) > share * Double(max(tracked, 1)) else { return nil }
+        return (deleted, tracked)
     }
 }

@@ -4,9 +4,11 @@ import CohortIdentity
 
 extension Repository {
     /// The notices `commits` add under `.cohort/notices/` (compared with each one's first parent), in
-    /// the order given, each once. Their envelopes are opened and checked; that the history obeys the
+    /// the order given, each once, leaving out those already in tree `known` (what this side had).
+    /// Their envelopes are opened and checked; that the history obeys the
     /// rules is the verifier's business, done before.
-    public func noticesAdded(by commits: [ObjectID]) throws -> [Notice] {
+    public func noticesAdded(by commits: [ObjectID], presentIn known: ObjectID? = nil) throws -> [Notice] {
+        let knownNotices = try known.flatMap { try entry(at: CohortLayout.folder, inTree: $0)?.id }
         var notices: [Notice] = []
         var seen = Set<String>()
         for id in commits {
@@ -17,6 +19,7 @@ extension Repository {
             where change.kind == .added {
                 let path = CohortLayout.folder + "/" + (change.newPath ?? "")
                 guard let blob = change.newID, CohortLayout.isNoticePath(path) else { continue }
+                if let knownNotices, try entry(at: change.newPath ?? "", inTree: knownNotices) != nil { continue }
                 let notice = try CommitPreparation.openNotice(blob, path: path, in: self).value
                 if seen.insert(notice.id).inserted { notices.append(notice) }
             }

@@ -35,14 +35,31 @@ extension Workspace {
     /// What `commitChanges` would record: every change staged (new editor temp and lock files and
     /// `.cohort/` skipped, `.cohort/` kept as HEAD has it), compared with HEAD, renames detected.
     public func pendingChanges() throws -> PendingChanges {
+        // A lock file git or Cohort left when killed would stop every command here until removed by hand.
+        try GitLocks.clearStale(in: repository.gitDirectory)
         let head = try head()
         let headTree = try repository.tree(ofCommit: head.commit)
         let staged = try repository.stageAll(
             skippingNew: { EditorArtifacts.matches($0) || CohortLayout.isCohortPath($0) },
             skippingTracked: { CohortLayout.isCohortPath($0) })
         // `.cohort/` is Cohort's: always HEAD's, whatever the index holds.
-        let content = try repository.tree(staged, replacing: CohortLayout.folder,
+        var content = try repository.tree(staged, replacing: CohortLayout.folder,
                                           with: repository.entry(at: CohortLayout.folder, inTree: headTree))
+        let unwritten = UnwrittenPaths.load(from: repository.gitDirectory)
+        if !unwritten.isEmpty {
+            // What a sync could not write is not the person's edit: the collaboration's version
+            // stands there, and changes at, above or beneath it wait in the folder.
+            let staged = try repository.treeChanges(from: headTree, to: content)
+            let kept = staged.filter { !unwritten.clashes(with: $0.newPath ?? $0.oldPath ?? "") }
+            if kept.count != staged.count {
+                var edits: [String: IndexEntry?] = [:]
+                for change in kept {
+                    let path = change.newPath ?? change.oldPath ?? ""
+                    edits[path] = change.newID.map { IndexEntry(path: path, id: $0, mode: change.newMode) }
+                }
+                content = try repository.tree(from: headTree, setting: edits)
+            }
+        }
         return PendingChanges(head: head, content: content, changes: try repository.changes(from: headTree, to: content))
     }
 

@@ -36,6 +36,17 @@ extension Workspace {
         return try notices(since: lastSeen).filter { $0.type != .mention || $0.data["mentioned"] == me }
     }
 
+    /// For each sink named: the notices it has not had yet, those waiting in the outbox past its place
+    /// and those that arrived since the outbox last took notices in. No sinks, nothing pending.
+    public func pendingNotices(forSinks names: [String]) throws -> [String: Int] {
+        guard !names.isEmpty else { return [:] }
+        let arrived = try undeliveredNotices().count
+        let outbox = try NoticeOutbox(directory: outboxDirectory)
+        var pending: [String: Int] = [:]
+        for name in names { pending[name] = try outbox.pending(for: name).count + arrived }
+        return pending
+    }
+
     /// Takes the notices that arrived since the last delivery into the workspace's outbox (a mention
     /// only if it mentions this workspace's own identity), then delivers what each sink has not had.
     public func deliverNotices(to sinks: [any NoticeSink]) async throws -> [NoticeOutbox.Report] {

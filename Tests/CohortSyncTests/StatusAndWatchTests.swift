@@ -32,7 +32,16 @@ struct StatusAndWatchTests {
         #expect((after["conflictCopies"] as? [String])?.count == 1)
         #expect(after["lastSync"] is String)
         #expect(after["ahead"] as? Int == 0 && after["behind"] as? Int == 0)
-        #expect((after["pendingNotices"] as? Int ?? 0) > 0)
+        // No sinks: nothing is waiting for one. With a sink, what it has not had, by name.
+        #expect(after["pendingNotices"] as? Int == 0)
+        try Data("[[sinks]]\ntype = \"file\"\nname = \"log\"\npath = \"notices.jsonl\"\n".utf8)
+            .write(to: bo.appendingPathComponent(".git/cohort/config.toml"))
+        let withSink = try #require(JSONSerialization.jsonObject(with: Data(try fixture.cohort(["status", "--json"], in: bo, as: home).stdout.utf8)) as? [String: Any])
+        let bySink = try #require(withSink["pendingBySink"] as? [String: Int])
+        #expect((bySink["log"] ?? 0) > 0, "\(withSink)")
+        #expect(try fixture.cohort(["notices", "deliver"], in: bo, as: home).status == 0)
+        let delivered = try fixture.cohort(["status"], in: bo, as: home).stdout
+        #expect(delivered.contains("notices not yet delivered: 0 to log"), "\(delivered)")
     }
 
     @Test("watch syncs when changes settle, and stops cleanly on SIGTERM", .timeLimit(.minutes(3)))

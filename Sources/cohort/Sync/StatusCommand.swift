@@ -1,6 +1,7 @@
 import ArgumentParser
 import CohortGit
 import CohortIdentity
+import CohortNotices
 import CohortSync
 import CohortWorkspace
 import Foundation
@@ -21,7 +22,10 @@ struct StatusCommand: CohortCommand {
     @OptionGroup var workspace: WorkspaceOptions
 
     func execute() throws {
-        let status = try workspace.open().syncStatus(remote: remote)
+        let opened = try workspace.open()
+        let status = try opened.syncStatus(remote: remote)
+        let sinks = try SinkConfiguration.load(opened.configurationFiles).map(\.name)
+        let pending = try opened.pendingNotices(forSinks: sinks)
         if json {
             let object: [String: Any] = [
                 "changes": status.changes.map { ["kind": Self.kind($0.kind), "path": $0.newPath ?? $0.oldPath ?? "", "oldPath": $0.oldPath ?? NSNull()] as [String: Any] },
@@ -29,12 +33,19 @@ struct StatusCommand: CohortCommand {
                 "conflictCopies": status.conflictCopies,
                 "lastSync": status.lastSync.map { $0.formatted(.iso8601) } ?? NSNull(),
                 "lastSummary": status.lastSummary ?? NSNull(),
-                "interrupted": status.interrupted, "pendingNotices": status.pendingNotices, "readOnly": status.readOnly,
+                "interrupted": status.interrupted, "readOnly": status.readOnly,
+                "pendingNotices": pending.values.reduce(0, +), "pendingBySink": pending,
+                "unwritten": status.unwritten.map { ["path": $0.path, "reason": $0.reason] },
+                "running": status.running.map { ["pid": Int($0.pid), "host": $0.host, "since": $0.since.formatted(.iso8601)] as [String: Any] } ?? NSNull(),
+                "heldBack": status.heldBack.map { ["deleted": $0.deleted, "tracked": $0.tracked] } ?? NSNull(),
             ]
             var data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
             data.append(0x0A)
             Terminal.write(data)
             return
+        }
+        if let running = status.running {
+            Terminal.print("a sync is running (pid \(running.pid) on \(running.host), since \(running.since.formatted(.iso8601)))")
         }
         if status.interrupted { Terminal.print("a sync was interrupted: run `cohort sync` to finish it") }
         if status.changes.isEmpty {
@@ -53,11 +64,21 @@ struct StatusCommand: CohortCommand {
         } else {
             Terminal.print("never synced with \(remote)")
         }
+        if let held = status.heldBack {
+            Terminal.print("held back: \(held.deleted) of \(held.tracked) tracked files are deleted here; `cohort sync --allow-mass-delete` shares that")
+        }
+        for path in status.unwritten {
+            Terminal.print("not written: \(path.path) (\(path.reason))")
+        }
         for copy in status.conflictCopies { Terminal.print("conflict copy: \(copy)") }
         if let last = status.lastSync {
             Terminal.print("last sync: \(last.formatted(.iso8601)) (\(status.lastSummary ?? ""))")
         }
-        Terminal.print("notices not yet delivered: \(status.pendingNotices)")
+        if sinks.isEmpty {
+            Terminal.print("notices: no sinks configured (see `cohort sinks list`)")
+        } else {
+            Terminal.print("notices not yet delivered: " + sinks.map { "\(pending[$0] ?? 0) to \($0)" }.joined(separator: ", "))
+        }
     }
 
     static func kind(_ kind: Change.Kind) -> String {

@@ -53,15 +53,28 @@ struct SyncCommand: AsyncCohortCommand {
         options.massDeleteShare = massDeleteShare
         options.wait = wait
         options.progress = json ? nil : TerminalProgress.make(label: "Transferring")
-        let opened = try workspace.open()
-        let report = try await SyncRun.run(opened, options: options)
+        let opened: Workspace
+        var report: SyncReport
+        do {
+            opened = try workspace.open()
+            report = try await SyncRun.run(opened, options: options)
+        } catch let error as CohortError where json {
+            // Even a sync that could not start answers in JSON, naming the step.
+            var failed = SyncReport()
+            failed.failure = SyncReport.Failure(step: .prepare, error: error)
+            Terminal.write(SyncRun.json(failed, delivered: nil))
+            throw ExitCode(SyncRun.exitStatus(failed))
+        }
         TerminalProgress.finish()
-        let delivered = try await WorkspaceSinks.deliver(opened)
+        let delivered = await SyncRun.deliver(opened, report: &report)
         if json {
             Terminal.write(SyncRun.json(report, delivered: delivered))
         } else {
             for line in SyncRun.lines(report, delivered: delivered) { Terminal.print(line) }
+            if let error = SyncRun.error(report) { Terminal.error(error.description) }
         }
+        let status = SyncRun.exitStatus(report)
+        if status != 0 { throw ExitCode(status) }
     }
 }
 
@@ -91,6 +104,45 @@ enum SyncRun {
         }
     }
 
+    /// Delivers the notices that arrived to the workspace's sinks; a failure there (a bad sink
+    /// configuration) is the report's failure unless an earlier step failed.
+    static func deliver(_ workspace: Workspace, report: inout SyncReport) async -> [NoticeOutbox.Report]? {
+        do {
+            return try await WorkspaceSinks.deliver(workspace)
+        } catch {
+            if report.failure == nil {
+                let failure = (error as? CohortError) ?? CohortError(.io, "\(error)")
+                report.failure = SyncReport.Failure(step: .deliver, error: failure)
+            }
+            return nil
+        }
+    }
+
+    /// The error the sync ends with: its failure, or the paths it could not write.
+    static func error(_ report: SyncReport) -> CohortError? {
+        if let failure = report.failure {
+            let error = failure.error
+            if error.code == .network, report.committed != nil || report.merge != nil {
+                let count = report.committed?.notices.count ?? 0
+                let kept = count > 0 ? "committed \(count) change\(count == 1 ? "" : "s") here" : "your merge is committed here"
+                return CohortError(.network, "\(error.reason); \(kept), and they go out at the next sync that reaches the remote",
+                                   hint: error.hint)
+            }
+            return error
+        }
+        let waiting = report.unwrittenToReport
+        guard let first = waiting.first else { return nil }
+        return CohortError(.io, "\(waiting.count) path\(waiting.count == 1 ? " was" : "s were") not written to this folder (first: \(first.path): \(first.reason))",
+                           hint: "nothing of yours was changed and nothing is shared in their place; clear the way and run `cohort sync` again")
+    }
+
+    /// 0 when all went well; 75 (EX_TEMPFAIL) when the remote could not be reached, so that scripts
+    /// tell "saved here, not yet shared" from a failure; 1 otherwise.
+    static func exitStatus(_ report: SyncReport) -> Int32 {
+        guard let error = error(report) else { return 0 }
+        return error.code == .network ? 75 : 1
+    }
+
     static func lines(_ report: SyncReport, delivered: [NoticeOutbox.Report]?) -> [String] {
         var lines: [String] = []
         if report.resumed { lines.append("finished an interrupted sync first") }
@@ -100,10 +152,11 @@ enum SyncRun {
         if report.readOnly {
             lines.append("read only: pulled only" + (report.localChangesKept > 0 ? "; \(report.localChangesKept) local change\(report.localChangesKept == 1 ? " is" : "s are") kept in this folder, not shared" : ""))
         }
-        if !report.received.isEmpty {
-            let mine = report.merge.map { [$0] } ?? []
-            let count = report.received.filter { !mine.contains($0) }.count
-            lines.append("received \(count) commit\(count == 1 ? "" : "s"): " + describe(report.receivedNotices.filter { $0.type != .mention }.map { "\($0.type.rawValue) \($0.data["path"] ?? $0.data["handle"] ?? "")" }))
+        let arrived = report.received.filter { $0 != report.merge }.count
+        if arrived > 0 {
+            lines.append("received \(arrived) commit\(arrived == 1 ? "" : "s"): " + describe(report.receivedNotices.filter { $0.type != .mention }.map {
+                "\($0.type.rawValue) \($0.data["path"] ?? $0.data["handle"] ?? "") (\(report.name($0.actor)))"
+            }))
         }
         for conflict in report.conflicts {
             lines.append("conflict: \(conflict.of) was changed on both sides; the collaboration's version stays, yours is \"\(conflict.copy)\"")
@@ -111,8 +164,11 @@ enum SyncRun {
         for (path, copy) in zip(report.keptLocal, report.incomingCopies) {
             lines.append("kept your edit of \(path); the incoming version is \"\(copy)\"")
         }
-        for (path, reason) in report.skipped {
-            lines.append("not written to this folder: \(path) (\(reason))")
+        for (path, copy) in report.movedAside {
+            lines.append("your edit of \(path) is saved as \"\(copy)\" (read only: not shared); the file now follows the collaboration")
+        }
+        for path in report.unwrittenToReport {
+            lines.append("not written to this folder: \(path.path) (\(path.reason))")
         }
         if report.pushed { lines.append("pushed") }
         if let delivered {
@@ -120,6 +176,7 @@ enum SyncRun {
                 lines.append("notices: \(sink.delivered) delivered to \(sink.sink)" + (sink.stoppedBecause.map { ", \(sink.pending) waiting: \($0)" } ?? ""))
             }
         }
+        if let failure = report.failure { lines.append("stopped at \(failure.step.rawValue)") }
         if lines.isEmpty || (lines.count == 1 && report.resumed) { lines.append("up to date") }
         return lines
     }
@@ -129,14 +186,18 @@ enum SyncRun {
     }
 
     static func json(_ report: SyncReport, delivered: [NoticeOutbox.Report]?) -> Data {
-        let object: [String: Any] = [
+        var object: [String: Any] = [
             "committed": report.committed.map { ["commit": $0.commit.hex, "notices": $0.notices.count] as [String: Any] } ?? NSNull(),
-            "received": report.received.map(\.hex),
+            "received": report.received.filter { $0 != report.merge }.map(\.hex),
+            "receivedNotices": report.receivedNotices.map {
+                ["type": $0.type.rawValue, "path": $0.data["path"] ?? NSNull(), "by": report.name($0.actor)] as [String: Any]
+            },
             "merge": report.merge?.hex ?? NSNull(),
             "conflicts": report.conflicts.map { ["copy": $0.copy, "of": $0.of] },
             "keptLocal": report.keptLocal,
             "incomingCopies": report.incomingCopies,
-            "skipped": report.skipped.map { ["path": $0.path, "reason": $0.reason] },
+            "movedAside": report.movedAside.map { ["path": $0.path, "copy": $0.copy] },
+            "unwritten": report.unwrittenToReport.map { ["path": $0.path, "reason": $0.reason] },
             "pushed": report.pushed,
             "readOnly": report.readOnly,
             "localChangesKept": report.localChangesKept,
@@ -144,7 +205,14 @@ enum SyncRun {
             "rounds": report.rounds,
             "noticesDelivered": delivered?.reduce(0) { $0 + $1.delivered } ?? 0,
             "summary": report.summaryLine,
+            "exitStatus": exitStatus(report),
         ]
+        if let error = error(report) {
+            object["failed"] = ["step": report.failure?.step.rawValue ?? "checkout", "code": error.code.rawValue,
+                                "message": error.reason, "hint": error.hint ?? NSNull()] as [String: Any]
+        } else {
+            object["failed"] = NSNull()
+        }
         var data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
         data.append(0x0A)
         return data

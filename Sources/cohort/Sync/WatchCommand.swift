@@ -38,6 +38,10 @@ struct WatchCommand: AsyncCohortCommand {
         var lastSync = Date.distantPast
         var lastSeen = FolderSnapshot(of: opened.directory)
         var changedAt: Date?
+        // After a failed sync (offline, say) the next waits 5 s, then twice as long each time up to
+        // five minutes, whatever changes; a sync that works resets it.
+        var failures = 0
+        var retryAt = Date.distantPast
         Terminal.note("watching \(opened.directory.path); Ctrl-C stops")
         while !stop.requested {
             let now = Date()
@@ -47,18 +51,29 @@ struct WatchCommand: AsyncCohortCommand {
                 changedAt = now
             }
             let settled = changedAt.map { now.timeIntervalSince($0) >= settle } ?? false
-            if settled || now.timeIntervalSince(lastSync) >= interval {
+            if (settled || now.timeIntervalSince(lastSync) >= interval), now >= retryAt {
                 changedAt = nil
                 lastSync = now
+                var failed: CohortError?
                 do {
-                    let report = try await SyncRun.run(opened, options: options)
-                    let delivered = try await WorkspaceSinks.deliver(opened)
+                    var report = try await SyncRun.run(opened, options: options)
+                    let delivered = await SyncRun.deliver(opened, report: &report)
                     let lines = SyncRun.lines(report, delivered: delivered)
                     if lines != ["up to date"] {
                         for line in lines { Terminal.print("\(Date().formatted(.iso8601)) \(line)") }
                     }
+                    failed = SyncRun.error(report)
                 } catch let error as CohortError {
-                    Terminal.error(error.description)
+                    failed = error
+                }
+                if let failed {
+                    failures += 1
+                    let delay = min(300, 5 * pow(2, Double(min(failures - 1, 8))))
+                    retryAt = Date().addingTimeInterval(delay)
+                    Terminal.error("\(Date().formatted(.iso8601)) \(failed.description) (next try in \(Int(delay)) s)")
+                } else {
+                    failures = 0
+                    retryAt = .distantPast
                 }
                 lastSeen = FolderSnapshot(of: opened.directory)
             }

@@ -1,0 +1,194 @@
+import CohortTestSupport
+import Foundation
+import Testing
+
+/// Nothing anyone wrote is lost when a file meets a folder, when the folder cannot take what
+/// arrives (something of the person's in the way, no permission, a full disk), or when a special
+/// file stands where a file lands; and what was not written never reads as a local change.
+@Suite("cohort sync: clashes and paths not written")
+struct SyncClashTests {
+    @Test("a new file here against a new folder there: both survive, this side's file as a conflict copy")
+    func fileAgainstFolder() throws {
+        let fixture = try SyncFixture()
+        let bo = try fixture.workspace("bo", for: fixture.scenario.bo.home)
+        let cy = try fixture.workspace("cy", for: fixture.scenario.cy.home)
+        try fixture.write("bo's notes\n", "notes", in: bo)
+        try fixture.write("cy's todo\n", "notes/todo.md", in: cy)
+        #expect(try fixture.sync(cy, as: fixture.scenario.cy.home).status == 0)
+        let synced = try fixture.sync(bo, as: fixture.scenario.bo.home)
+        #expect(synced.status == 0, "\(synced.stderr)")
+        let copies = fixture.files(in: bo).filter { $0.hasPrefix("notes (conflict, bo@example.com, ") }
+        #expect(copies.count == 1, "\(fixture.files(in: bo))")
+        #expect(fixture.read(copies.first ?? "", in: bo) == "bo's notes\n")
+        #expect(fixture.read("notes/todo.md", in: bo) == "cy's todo\n")
+        #expect(synced.stdout.contains("conflict: notes was changed on both sides"), "\(synced.stdout)")
+        try fixture.expectClean(bo, as: fixture.scenario.bo.home)
+        #expect(try fixture.sync(cy, as: fixture.scenario.cy.home).status == 0)
+        #expect(fixture.files(in: cy) == fixture.files(in: bo))
+    }
+
+    @Test("a folder edited here against a file there: the file keeps the name, the folder moves beside it")
+    func folderAgainstFile() throws {
+        let fixture = try SyncFixture()
+        try fixture.write("first todo\n", "notes/todo.md", in: fixture.ann)
+        #expect(try fixture.sync(fixture.ann, as: fixture.scenario.ann.home).status == 0)
+        let bo = try fixture.workspace("bo", for: fixture.scenario.bo.home)
+        let cy = try fixture.workspace("cy", for: fixture.scenario.cy.home)
+        try FileManager.default.removeItem(at: bo.appendingPathComponent("notes"))
+        try fixture.write("bo's single notes file\n", "notes", in: bo)
+        try fixture.write("first todo\ncy: second todo\n", "notes/todo.md", in: cy)
+        #expect(try fixture.sync(bo, as: fixture.scenario.bo.home).status == 0)
+        let synced = try fixture.sync(cy, as: fixture.scenario.cy.home)
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(fixture.read("notes", in: cy) == "bo's single notes file\n")
+        let moved = fixture.files(in: cy).filter { $0.hasPrefix("notes (conflict, cy@example.com, ") && $0.hasSuffix("/todo.md") }
+        #expect(moved.count == 1, "\(fixture.files(in: cy))")
+        #expect(fixture.read(moved.first ?? "", in: cy) == "first todo\ncy: second todo\n")
+        try fixture.expectClean(cy, as: fixture.scenario.cy.home)
+    }
+
+    @Test("an ignored file where a folder arrives: not written, exit 1, and never shared as a deletion")
+    func ignoredFileInTheWay() throws {
+        let fixture = try SyncFixture()
+        let bo = try fixture.workspace("bo", for: fixture.scenario.bo.home)
+        try Data("docs\n".utf8).write(to: fixture.ann.appendingPathComponent(".git/info/exclude"))
+        try fixture.write("ann's private scratch\n", "docs", in: fixture.ann)
+        try fixture.write("bo's guide\n", "docs/guide.md", in: bo)
+        #expect(try fixture.sync(bo, as: fixture.scenario.bo.home).status == 0)
+        let tip = try fixture.serverTip()
+        for _ in 1...2 {
+            let synced = try fixture.sync(fixture.ann, as: fixture.scenario.ann.home)
+            #expect(synced.status == 1)
+            #expect(synced.stdout.contains("not written to this folder: docs/guide.md (docs is a file here, not a folder"), "\(synced.stdout)")
+            #expect(synced.stderr.hasPrefix("error: E_IO: 1 path was not written to this folder"), "\(synced.stderr)")
+            #expect(try fixture.serverTip() == tip)
+            let status = try fixture.cohort(["status"], in: fixture.ann, as: fixture.scenario.ann.home)
+            #expect(status.stdout.contains("no local changes"), "\(status.stdout)")
+            #expect(status.stdout.contains("not written: docs/guide.md"), "\(status.stdout)")
+        }
+        #expect(fixture.read("docs", in: fixture.ann) == "ann's private scratch\n")
+        #expect(try run("git", ["--git-dir", fixture.bare.path, "show", "main:docs/guide.md"], in: fixture.temp.url).stdout == "bo's guide\n")
+        // Once the way is clear, the next sync writes it and all is well.
+        try FileManager.default.moveItem(at: fixture.ann.appendingPathComponent("docs"), to: fixture.ann.appendingPathComponent("scratch.txt"))
+        let cleared = try fixture.sync(fixture.ann, as: fixture.scenario.ann.home)
+        #expect(cleared.status == 0, "\(cleared.stdout) \(cleared.stderr)")
+        #expect(fixture.read("docs/guide.md", in: fixture.ann) == "bo's guide\n")
+        #expect(try run("git", ["--git-dir", fixture.bare.path, "show", "main:docs/guide.md"], in: fixture.temp.url).stdout == "bo's guide\n")
+    }
+
+    @Test("a folder that cannot be written to: the edit waits, and is never reverted on the server")
+    func readOnlyFolder() throws {
+        let fixture = try SyncFixture()
+        try fixture.write("500 g flour\n", "bread/sourdough.md", in: fixture.ann)
+        #expect(try fixture.sync(fixture.ann, as: fixture.scenario.ann.home).status == 0)
+        let bo = try fixture.workspace("bo", for: fixture.scenario.bo.home)
+        try fixture.write("500 g flour\nbo: 10 g salt\n", "bread/sourdough.md", in: bo)
+        try fixture.write("bo's rye\n", "bread/rye.md", in: bo)
+        #expect(try fixture.sync(bo, as: fixture.scenario.bo.home).status == 0)
+        let bread = fixture.ann.appendingPathComponent("bread")
+        try ReadOnly.set(bread, true)
+        defer { try? ReadOnly.set(bread, false) }
+        for _ in 1...2 {
+            let synced = try fixture.sync(fixture.ann, as: fixture.scenario.ann.home)
+            #expect(synced.status == 1, "\(synced.stdout) \(synced.stderr)")
+            #expect(synced.stdout.contains("not written to this folder: bread/"), "\(synced.stdout)")
+            #expect(fixture.read("bread/sourdough.md", in: fixture.ann) == "500 g flour\n")
+        }
+        #expect(try run("git", ["--git-dir", fixture.bare.path, "show", "main:bread/sourdough.md"], in: fixture.temp.url).stdout == "500 g flour\nbo: 10 g salt\n")
+        try ReadOnly.set(bread, false)
+        let cleared = try fixture.sync(fixture.ann, as: fixture.scenario.ann.home)
+        #expect(cleared.status == 0, "\(cleared.stdout) \(cleared.stderr)")
+        #expect(fixture.read("bread/sourdough.md", in: fixture.ann) == "500 g flour\nbo: 10 g salt\n")
+        #expect(fixture.read("bread/rye.md", in: fixture.ann) == "bo's rye\n")
+        try fixture.expectClean(fixture.ann, as: fixture.scenario.ann.home)
+        #expect(try fixture.sync(bo, as: fixture.scenario.bo.home).status == 0)
+        #expect(fixture.read("bread/sourdough.md", in: bo) == "500 g flour\nbo: 10 g salt\n")
+    }
+
+    @Test("a named pipe where a file lands stays; the incoming file goes beside it")
+    func namedPipe() throws {
+        let fixture = try SyncFixture()
+        let bo = try fixture.workspace("bo", for: fixture.scenario.bo.home)
+        #expect(mkfifo(fixture.ann.appendingPathComponent("feed").path, 0o644) == 0)
+        try Data("feed\n".utf8).write(to: fixture.ann.appendingPathComponent(".git/info/exclude"))
+        try fixture.write("bo's feed\n", "feed", in: bo)
+        #expect(try fixture.sync(bo, as: fixture.scenario.bo.home).status == 0)
+        let synced = try fixture.sync(fixture.ann, as: fixture.scenario.ann.home)
+        #expect(synced.status == 1)
+        var info = stat()
+        #expect(lstat(fixture.ann.appendingPathComponent("feed").path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+        let copies = fixture.files(in: fixture.ann).filter { $0.hasPrefix("feed (conflict, incoming, ") }
+        #expect(copies.count == 1, "\(fixture.files(in: fixture.ann))")
+        #expect(fixture.read(copies.first ?? "", in: fixture.ann) == "bo's feed\n")
+        #expect(synced.stdout.contains("a named pipe of yours is in its place"), "\(synced.stdout)")
+    }
+
+    @Test("git lock files a killed process left are cleared; one a live process holds is waited for, then named")
+    func staleGitLocks() throws {
+        let fixture = try SyncFixture()
+        let lock = fixture.ann.appendingPathComponent(".git/index.lock")
+        let branchLock = fixture.ann.appendingPathComponent(".git/refs/heads/main.lock")
+        for url in [lock, branchLock] {
+            try Data().write(to: url)
+            var times = [timespec(tv_sec: 1_700_000_000, tv_nsec: 0), timespec(tv_sec: 1_700_000_000, tv_nsec: 0)]
+            #expect(utimensat(AT_FDCWD, url.path, &times, 0) == 0)
+        }
+        try fixture.write("after the crash\n", "after.md", in: fixture.ann)
+        #expect(try fixture.cohort(["status"], in: fixture.ann, as: fixture.scenario.ann.home).status == 0)
+        let synced = try fixture.sync(fixture.ann, as: fixture.scenario.ann.home)
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: lock.path))
+        #expect(!FileManager.default.fileExists(atPath: branchLock.path))
+
+        // A live process holding the lock open: the command waits, then names it.
+        try Data().write(to: lock)
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = ["-c", "import sys,time; f=open(sys.argv[1]); time.sleep(60)", lock.path]
+        try holder.run()
+        defer { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() }
+        usleep(300_000)
+        let waited = try fixture.cohort(["status"], in: fixture.ann, as: fixture.scenario.ann.home)
+        #expect(waited.status == 1)
+        #expect(waited.stderr.hasPrefix("error: E_BUSY: index.lock in ") && waited.stderr.contains("pid \(holder.processIdentifier) (python3)"), "\(waited.stderr)")
+        #expect(FileManager.default.fileExists(atPath: lock.path))
+    }
+
+    @Test("ten editors syncing one shared file at once through a folder remote: every sync lands, every line is kept")
+    func tenRacingEditors() throws {
+        let fixture = try SyncFixture()
+        let editors = try (0..<10).map { index in
+            let folder = try fixture.workspace("editor-\(index)", for: index % 2 == 0 ? fixture.scenario.bo.home : fixture.scenario.cy.home)
+            try fixture.write("line from editor \(index)\n", "shared/editor-\(index).md", in: folder)
+            try fixture.write("editor \(index) was here\n", "shared/log-\(index % 3).md", in: folder)
+            return folder
+        }
+        let results = Outcomes()
+        DispatchQueue.concurrentPerform(iterations: 10) { index in
+            let home = index % 2 == 0 ? fixture.scenario.bo.home : fixture.scenario.cy.home
+            results.set(index, (try? fixture.sync(editors[index], as: home))?.status ?? -1)
+        }
+        #expect(results.all == Array(repeating: 0, count: 10))
+        #expect(try fixture.sync(fixture.ann, as: fixture.scenario.ann.home).status == 0)
+        let files = fixture.files(in: fixture.ann)
+        for index in 0..<10 {
+            #expect(fixture.read("shared/editor-\(index).md", in: fixture.ann) == "line from editor \(index)\n")
+            // Every version of the shared logs is kept: at its name or as a conflict copy.
+            let versions = files.filter { $0.hasPrefix("shared/log-\(index % 3)") }.compactMap { fixture.read($0, in: fixture.ann) }
+            #expect(versions.contains("editor \(index) was here\n"), "\(files)")
+        }
+        #expect(try run("git", ["--git-dir", fixture.bare.path, "fsck", "--strict"], in: fixture.temp.url).status == 0)
+    }
+}
+
+/// Makes a folder unwritable, also for root (which ignores permission bits): `chattr +i`.
+enum ReadOnly {
+    static func set(_ folder: URL, _ on: Bool) throws {
+        if getuid() == 0 {
+            let result = try run("chattr", [on ? "+i" : "-i", folder.path], in: folder.deletingLastPathComponent())
+            #expect(result.status == 0, "\(result.stderr)")
+        } else {
+            try FileManager.default.setAttributes([.posixPermissions: on ? 0o555 : 0o755], ofItemAtPath: folder.path)
+        }
+    }
+}
