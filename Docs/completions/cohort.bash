@@ -173,13 +173,13 @@ _cohort() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    id|start|participants|commit|comment|verify|export|notices|sinks|hook|proof|serve|publish|clone|sync|status|watch|version|help)
+    id|start|participants|commit|comment|verify|export|notices|sinks|hook|proof|serve|publish|clone|sync|status|watch|history|restore|discard|version|help)
         # Offer subcommand argument completions
         "_cohort_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'id start participants commit comment verify export notices sinks hook proof serve publish clone sync status watch version help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'id start participants commit comment verify export notices sinks hook proof serve publish clone sync status watch history restore discard version help' -- "${cur}"))
         ;;
     esac
 }
@@ -972,6 +972,66 @@ _cohort_watch() {
     '--remote')
         return
         ;;
+    '--workspace')
+        return
+        ;;
+    '--home')
+        return
+        ;;
+    esac
+}
+
+_cohort_history() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--limit --workspace --home)
+    __cohort_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--limit')
+        return
+        ;;
+    '--workspace')
+        return
+        ;;
+    '--home')
+        return
+        ;;
+    esac
+}
+
+_cohort_restore() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--at --workspace --home)
+    __cohort_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--at')
+        return
+        ;;
+    '--workspace')
+        return
+        ;;
+    '--home')
+        return
+        ;;
+    esac
+}
+
+_cohort_discard() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--workspace --home)
+    __cohort_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
     '--workspace')
         return
         ;;

@@ -122,3 +122,21 @@ extension Repository {
         try check(git_config_set_string(local, name, value), "cannot set git config \(name)")
     }
 }
+
+extension Repository {
+    /// The commit a revision names (`abc123`, `HEAD~2`, `main`, a tag), as git's rev-parse reads it;
+    /// `E_NOT_FOUND` when it names none.
+    public func commit(named revision: String) throws -> ObjectID {
+        var object: OpaquePointer?
+        guard revision.utf8.count <= 256, !revision.hasPrefix("-"), git_revparse_single(&object, pointer, revision) == 0 else {
+            throw CohortError(.notFound, "'\(revision.prefix(64))' names no commit here", hint: "use a commit id from `cohort history PATH` or `git log`")
+        }
+        defer { git_object_free(object) }
+        var commit: OpaquePointer?
+        guard git_object_peel(&commit, object, GIT_OBJECT_COMMIT) == 0 else {
+            throw CohortError(.notFound, "'\(revision.prefix(64))' is not a commit")
+        }
+        defer { git_object_free(commit) }
+        return ObjectID(git_object_id(commit).pointee)
+    }
+}

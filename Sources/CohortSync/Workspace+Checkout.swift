@@ -172,7 +172,7 @@ extension Workspace {
 
     /// The location of tree path `path` in the workspace, if every folder on the way is a real folder
     /// (or missing) and no part of it is `.`, `..` or any spelling of `.git`; `E_NOT_PERMITTED` otherwise.
-    private func safeLocation(of path: String) throws -> URL {
+    func safeLocation(of path: String) throws -> URL {
         guard Self.isWritableName(path) else { throw CohortError(.notPermitted, "\(path) is not a path a workspace holds") }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         var folder = directory
@@ -198,7 +198,7 @@ extension Workspace {
         }
     }
 
-    private func write(_ blob: ObjectID, mode: UInt32, to url: URL) throws {
+    func write(_ blob: ObjectID, mode: UInt32, to url: URL) throws {
         let data = try repository.blob(blob, maxBytes: Int.max)
         try AtomicFile.createDirectory(url.deletingLastPathComponent(), mode: 0o755)
         if mode == 0o120000 {

@@ -16,6 +16,12 @@ public struct PendingChanges: Sendable {
     /// The staged tree (with HEAD's `.cohort/`).
     public let content: ObjectID
     public let changes: [Change]
+
+    public init(head: (branch: String, commit: ObjectID), content: ObjectID, changes: [Change]) {
+        self.head = head
+        self.content = content
+        self.changes = changes
+    }
 }
 
 extension Workspace {

@@ -15,6 +15,7 @@ struct Cohort: AsyncParsableCommand {
             IdCommand.self, StartCommand.self, ParticipantsCommand.self, CommitCommand.self, CommentCommand.self,
             VerifyCommand.self, ExportCommand.self, NoticesCommand.self, SinksCommand.self, HookCommand.self,
             ProofCommand.self, ServeCommand.self, PublishCommand.self, CloneCommand.self, SyncCommand.self, StatusCommand.self, WatchCommand.self,
+            HistoryCommand.self, RestoreCommand.self, DiscardCommand.self,
             VersionCommand.self,
         ]
     )

@@ -37,6 +37,7 @@ struct StatusCommand: CohortCommand {
                 "pendingNotices": pending.values.reduce(0, +), "pendingBySink": pending,
                 "unwritten": status.unwritten.map { ["path": $0.path, "reason": $0.reason] },
                 "running": status.running.map { ["pid": Int($0.pid), "host": $0.host, "since": $0.since.formatted(.iso8601)] as [String: Any] } ?? NSNull(),
+                "savedAside": opened.savedAside().map { $0.folder.path },
                 "heldBack": status.heldBack.map { ["deleted": $0.deleted, "tracked": $0.tracked] } ?? NSNull(),
             ]
             var data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
@@ -71,6 +72,9 @@ struct StatusCommand: CohortCommand {
             Terminal.print("not written: \(path.path) (\(path.reason))")
         }
         for copy in status.conflictCopies { Terminal.print("conflict copy: \(copy)") }
+        for aside in opened.savedAside().prefix(5) {
+            Terminal.print("saved aside: \(aside.folder.path) (\(aside.files) item\(aside.files == 1 ? "" : "s"))")
+        }
         if let last = status.lastSync {
             Terminal.print("last sync: \(last.formatted(.iso8601)) (\(status.lastSummary ?? ""))")
         }

@@ -1,0 +1,157 @@
+import CohortCollaboration
+import CohortGit
+import CohortIdentity
+import CohortWorkspace
+import Foundation
+
+/// What `cohort restore` did.
+public struct RestoreOutcome: Sendable {
+    /// The commit the version came from, and the new signed commit that brings it back.
+    public let from: ObjectID
+    /// Nil when the file already was as it was then (nothing to do).
+    public let summary: CommitSummary?
+    /// Where an uncommitted local version of the file was saved first (nil: there was none).
+    public let savedAside: String?
+}
+
+/// What `cohort discard` did.
+public struct DiscardOutcome: Sendable {
+    /// The local changes thrown away.
+    public let changes: [Change]
+    /// The folder (inside the git directory) where the discarded versions are saved.
+    public let savedIn: URL?
+}
+
+extension Workspace {
+    /// Where `cohort discard` and `cohort restore` save what they replace: one folder per run,
+    /// `<git dir>/cohort/aside/<UTC time>/<path>`. Never shared, never removed by Cohort.
+    public var asideDirectory: URL { repository.gitDirectory.appendingPathComponent("cohort/aside") }
+
+    /// Brings `path` back as it was at commit `revision` (of this collaboration's verified history) as a
+    /// new signed edit with its notice; the current version stays in history. A local, uncommitted
+    /// version of the file is saved aside first. Nothing else in the folder is committed.
+    public func restore(_ path: String, at revision: String, now: Date = Date()) throws -> RestoreOutcome {
+        let lock = try SyncLock.acquire(in: repository.gitDirectory, wait: 10)
+        defer { lock.release() }
+        _ = try writer()
+        let head = try head()
+        _ = try repository.verifyHistory(to: head.commit)
+        let from = try repository.commit(named: revision)
+        let reachable = try from == head.commit || repository.isAncestor(from, of: head.commit)
+        guard reachable else {
+            throw CohortError(.notFound, "\(revision) is not in this collaboration's history", hint: "pick a commit from `cohort history \(path)`")
+        }
+        guard !CohortLayout.isCohortPath(path), Self.isWritableName(path) else {
+            throw CohortError(.notPermitted, "\(path) is not a file a collaboration shares")
+        }
+        guard let old = try repository.entry(at: path, inTree: repository.tree(ofCommit: from)), !old.isTree else {
+            throw CohortError(.notFound, "\(path) is not a file at \(from.hex.prefix(12))", hint: "see `cohort history \(path)` for where it was")
+        }
+        let headTree = try repository.tree(ofCommit: head.commit)
+        let current = try repository.entry(at: path, inTree: headTree)
+        guard current?.id != old.id || current?.mode != old.mode else {
+            return RestoreOutcome(from: from, summary: nil, savedAside: nil)
+        }
+        let location = try safeLocation(of: path)
+        let folder = stamp(now)
+        var savedAside: String?
+        if let onDisk = onDiskID(location), onDisk != current?.id {
+            savedAside = try saveAside(path, from: location, in: folder)
+        }
+        // The file first: should the commit fail, the folder already holds what was asked for, and
+        // the next commit or sync shares it.
+        try write(old.id, mode: old.mode, to: location)
+        let tree = try repository.tree(from: headTree, setting: [path: IndexEntry(path: path, id: old.id, mode: old.mode)])
+        let pending = PendingChanges(head: head, content: tree, changes: try repository.changes(from: headTree, to: tree))
+        let summary = try commitChanges(message: "Restore \(path) as it was at \(from.hex.prefix(12))", now: now, pending: pending)
+        try repository.stage([path])
+        return RestoreOutcome(from: from, summary: summary, savedAside: savedAside.map { folder.appendingPathComponent($0).path })
+    }
+
+    /// Throws away local changes (all, or those at or beneath `paths`): each version in the folder
+    /// is saved aside first, then the file goes back to the collaboration's version (a new file goes).
+    public func discard(_ paths: [String], now: Date = Date()) throws -> DiscardOutcome {
+        let lock = try SyncLock.acquire(in: repository.gitDirectory, wait: 10)
+        defer { lock.release() }
+        try checkNoInterruptedSync()
+        let pending = try pendingChanges()
+        let chosen = pending.changes.filter { change in
+            paths.isEmpty || [change.oldPath, change.newPath].compactMap { $0 }.contains { path in
+                paths.contains { path == $0 || path.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }
+            }
+        }
+        guard !chosen.isEmpty else { return DiscardOutcome(changes: [], savedIn: nil) }
+        let folder = stamp(now)
+        let headTree = try repository.tree(ofCommit: pending.head.commit)
+        // Everything is saved before anything is replaced.
+        for change in chosen {
+            if let path = change.newPath, onDiskID(try safeLocation(of: path)) != nil {
+                _ = try saveAside(path, from: safeLocation(of: path), in: folder)
+            }
+        }
+        for change in chosen {
+            let inHead = try change.newPath.flatMap { try repository.entry(at: $0, inTree: headTree) } != nil
+            if let path = change.newPath, change.kind != .modified || !inHead {
+                let location = try safeLocation(of: path)
+                if unlink(location.path) != 0, errno != ENOENT {
+                    throw CohortError(.io, "cannot remove \(path): \(String(cString: strerror(errno)))")
+                }
+            }
+            if let path = change.kind == .added ? nil : change.oldPath, let entry = try repository.entry(at: path, inTree: headTree) {
+                try write(entry.id, mode: entry.mode, to: safeLocation(of: path))
+            }
+        }
+        try repository.resetIndex(chosen.flatMap { [$0.oldPath, $0.newPath].compactMap { $0 } }, to: pending.head.commit)
+        return DiscardOutcome(changes: chosen, savedIn: folder)
+    }
+
+    /// The folders of saved-aside versions, newest first, with how many files each holds.
+    public func savedAside() -> [(folder: URL, files: Int)] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: asideDirectory.path)) ?? []
+        return names.sorted(by: >).map { name in
+            let folder = asideDirectory.appendingPathComponent(name)
+            let files = (FileManager.default.enumerator(atPath: folder.path)?.allObjects.count) ?? 0
+            return (folder, files)
+        }
+    }
+
+    private func stamp(_ now: Date) -> URL {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd'T'HHmmss'Z'"
+        var folder = asideDirectory.appendingPathComponent(formatter.string(from: now))
+        var attempt = 2
+        while FileManager.default.fileExists(atPath: folder.path) {
+            folder = asideDirectory.appendingPathComponent(formatter.string(from: now) + "-\(attempt)")
+            attempt += 1
+        }
+        return folder
+    }
+
+    /// Copies the file (or link) at `location` to `folder/path`, durably, and returns `path`.
+    private func saveAside(_ path: String, from location: URL, in folder: URL) throws -> String {
+        let target = folder.appendingPathComponent(path)
+        try AtomicFile.createDirectory(target.deletingLastPathComponent(), mode: 0o700)
+        var info = stat()
+        if lstat(location.path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+            let destination = try FileManager.default.destinationOfSymbolicLink(atPath: location.path)
+            try FileManager.default.createSymbolicLink(atPath: target.path, withDestinationPath: destination)
+        } else {
+            let data = try AtomicFile.read(location, maxBytes: 1 << 40, what: path)
+            try AtomicFile.write(data, to: target, mode: info.st_mode & 0o777, replacing: false)
+        }
+        return path
+    }
+
+    /// The blob id of the file or link at `location`, nil when there is none (or a folder).
+    private func onDiskID(_ location: URL) -> ObjectID? {
+        var info = stat()
+        guard lstat(location.path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return repository.hashFile(at: location)
+        case S_IFLNK: return (try? FileManager.default.destinationOfSymbolicLink(atPath: location.path)).flatMap { try? repository.hashBlob(Data($0.utf8)) }
+        default: return nil
+        }
+    }
+}
