@@ -192,3 +192,64 @@ enum ReadOnly {
         }
     }
 }
+
+/// A workspace on a nearly full file system: whatever could not be written waits, and nobody's edit is
+/// ever undone on the server. Needs a small tmpfs (root, or a machine that lets the test mount one).
+@Suite("cohort sync: a nearly full disk")
+struct FullDiskTests {
+    @Test("ten free-space levels from 96 to 192 KiB: exit non-zero or all written, never a revert", .timeLimit(.minutes(5)))
+    func nearlyFull() throws {
+        let fixture = try SyncFixture()
+        try fixture.write(String(repeating: "flour and water\n", count: 200), "bread/sourdough.md", in: fixture.ann)
+        #expect(try fixture.sync(fixture.ann, as: fixture.scenario.ann.home).status == 0)
+        // Bo's workspace as it stands before Cy's edits, kept as a tar to unpack onto each small disk.
+        let bo = try fixture.workspace("bo", for: fixture.scenario.bo.home)
+        let archive = fixture.temp.path("bo.tar")
+        #expect(try run("tar", ["-cf", archive.path, "-C", bo.path, "."], in: fixture.temp.url).status == 0)
+        let cy = try fixture.workspace("cy", for: fixture.scenario.cy.home)
+        let edited = String(repeating: "flour, water and cy's salt\n", count: 200)
+        // About 50 KB that compresses to about half: some levels fail while fetching, some while
+        // writing the files, some have room for all.
+        var seed: UInt64 = 0x9E3779B97F4A7C15
+        let big = (0..<1500).map { _ -> String in
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return String(seed, radix: 16) + String(seed >> 7, radix: 16)
+        }.joined(separator: "\n") + "\n"
+        try fixture.write(edited, "bread/sourdough.md", in: cy)
+        try fixture.write(big, "bread/rye.md", in: cy)
+        #expect(try fixture.sync(cy, as: fixture.scenario.cy.home).status == 0)
+        let serverVersion = { try run("git", ["--git-dir", fixture.bare.path, "show", "main:bread/sourdough.md"], in: fixture.temp.url).stdout }
+
+        let mountPoint = fixture.temp.path("small")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        for level in stride(from: 96, through: 192, by: 96 / 9) {
+            guard try run("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", mountPoint.path], in: fixture.temp.url).status == 0 else {
+                print("skipped: cannot mount a tmpfs here (needs root); the full-disk levels were not run")
+                return
+            }
+            defer { _ = try? run("umount", ["-l", mountPoint.path], in: fixture.temp.url) }
+            let small = mountPoint.appendingPathComponent("bo")
+            try FileManager.default.createDirectory(at: small, withIntermediateDirectories: true)
+            #expect(try run("tar", ["-xf", archive.path, "-C", small.path], in: fixture.temp.url).status == 0)
+            var info = statvfs()
+            #expect(statvfs(mountPoint.path, &info) == 0)
+            let free = Int(info.f_bavail) * Int(info.f_frsize)
+            let filler = mountPoint.appendingPathComponent("filler")
+            #expect(try run("fallocate", ["-l", "\(max(0, free - level * 1024))", filler.path], in: fixture.temp.url).status == 0)
+            for _ in 1...2 {
+                let synced = try fixture.sync(small, as: fixture.scenario.bo.home)
+                let written = fixture.read("bread/sourdough.md", in: small) == edited && fixture.read("bread/rye.md", in: small) == big
+                #expect(synced.status != 0 || written, "level \(level) KiB: exit 0 with the edit not written: \(synced.stdout)")
+                #expect(synced.status == 0 || synced.stderr.hasPrefix("error: E_"), "level \(level) KiB: \(synced.stderr)")
+                #expect(try serverVersion() == edited, "level \(level) KiB reverted cy's edit on the server: \(synced.stdout) \(synced.stderr)")
+            }
+            try FileManager.default.removeItem(at: filler)
+            let cleared = try fixture.sync(small, as: fixture.scenario.bo.home)
+            #expect(cleared.status == 0, "level \(level) KiB, space freed: \(cleared.stdout) \(cleared.stderr)")
+            #expect(fixture.read("bread/sourdough.md", in: small) == edited, "level \(level) KiB")
+            #expect(fixture.read("bread/rye.md", in: small) == big, "level \(level) KiB")
+            try fixture.expectClean(small, as: fixture.scenario.bo.home)
+        }
+        #expect(try serverVersion() == edited)
+    }
+}
