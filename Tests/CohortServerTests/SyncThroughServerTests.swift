@@ -32,4 +32,52 @@ struct SyncThroughServerTests {
         #expect(refused.stderr.contains("E_REVOKED"), "\(refused.stderr)")
         #expect(FileManager.default.fileExists(atPath: bo.appendingPathComponent("late.md").path))
     }
+
+    @Test("eight editors syncing at once through the server: a lost race is fetched, merged and pushed again, and every sync lands")
+    func racingThroughServer() throws {
+        let hosted = try Hosted()
+        let homes = [hosted.scenario.bo.home, hosted.scenario.cy.home]
+        let editors = try (0..<8).map { index in
+            let folder = hosted.temp.path("editor-\(index)")
+            let cloned = try hosted.cohort(["clone", hosted.link, folder.path], as: homes[index % 2])
+            #expect(cloned.status == 0, "\(cloned.stderr)")
+            try Data("editor \(index)\n".utf8).write(to: folder.appendingPathComponent("editor-\(index).md"))
+            try Data("editor \(index) was here\n".utf8).write(to: folder.appendingPathComponent("shared.md"))
+            return folder
+        }
+        let results = Statuses()
+        DispatchQueue.concurrentPerform(iterations: editors.count) { index in
+            let result = try? hosted.cohort(["sync", "--json"], as: homes[index % 2], in: editors[index])
+            results.set(index, result?.status ?? -1, result?.stdout ?? "")
+        }
+        for (index, outcome) in results.all.enumerated() {
+            #expect(outcome.status == 0, "editor \(index): \(outcome.output)")
+        }
+        let ann = hosted.scenario.owner.directory
+        #expect(try hosted.cohort(["sync"], as: hosted.scenario.ann.home, in: ann).status == 0)
+        let files = try FileManager.default.contentsOfDirectory(atPath: ann.path)
+        for index in 0..<editors.count {
+            #expect(files.contains("editor-\(index).md"))
+            let versions = files.filter { $0.hasPrefix("shared") }.compactMap { try? String(contentsOfFile: ann.appendingPathComponent($0).path, encoding: .utf8) }
+            #expect(versions.contains("editor \(index) was here\n"), "\(files)")
+        }
+    }
+}
+
+/// Exit statuses and outputs collected from concurrent runs.
+final class Statuses: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [Int: (status: Int32, output: String)] = [:]
+
+    func set(_ index: Int, _ status: Int32, _ output: String) {
+        lock.lock()
+        values[index] = (status, output)
+        lock.unlock()
+    }
+
+    var all: [(status: Int32, output: String)] {
+        lock.lock()
+        defer { lock.unlock() }
+        return values.keys.sorted().compactMap { values[$0] }
+    }
 }
