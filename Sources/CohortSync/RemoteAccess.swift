@@ -40,7 +40,7 @@ struct RemoteAccess {
         let missingFolder = Repository.isLocalRemote(url) && (!FileManager.default.fileExists(atPath: folder)
             || reason.contains("could not find repository") || reason.contains("does not appear to be a git repository"))
         guard failure.code == .network || unreachable.contains(where: reason.contains) || missingFolder else { return nil }
-        return CohortError(.network, "cannot reach \(url): \(failure.reason)",
+        return CohortError(.network, "cannot reach \(shown(url)): \(failure.reason)",
                            hint: "you are offline or the remote is down; what you committed is kept here and goes out at the next sync that reaches it")
     }
 
@@ -53,5 +53,12 @@ struct RemoteAccess {
             },
             progress: progress
         )
+    }
+
+    /// `url` with any password in it replaced by `***`, for messages.
+    static func shown(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "***"
+        return components.string ?? "the remote"
     }
 }

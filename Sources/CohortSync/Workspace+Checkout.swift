@@ -112,7 +112,8 @@ extension Workspace {
             // Changed here too: the person's version stays, or (read only) moves aside.
             if let asideLabel, change.newMode != 0o120000 {
                 let copy = ConflictCopy.path(for: path, label: asideLabel, time: now) { occupied($0) }
-                guard rename(url.path, try safeLocation(of: copy).path) == 0 else {
+                // link() refuses a name that appeared meanwhile, where rename() would replace it.
+                guard link(url.path, try safeLocation(of: copy).path) == 0, unlink(url.path) == 0 else {
                     throw CohortError(.io, "cannot move \(path) aside: \(String(cString: strerror(errno)))")
                 }
                 outcome.movedAside.append((path, copy))
@@ -129,7 +130,7 @@ extension Workspace {
     /// Saves `blob` beside `path` as its conflict copy, and returns the copy's path.
     private func writeCopy(of blob: ObjectID, mode: UInt32, beside path: String, label: String, now: Date) throws -> String {
         let copy = ConflictCopy.path(for: path, label: label, time: now) { occupied($0) }
-        try write(blob, mode: mode == 0o120000 ? 0o100644 : mode, to: safeLocation(of: copy))
+        try write(blob, mode: mode == 0o120000 ? 0o100644 : mode, to: safeLocation(of: copy), replacing: false)
         return copy
     }
 
@@ -198,7 +199,7 @@ extension Workspace {
         }
     }
 
-    func write(_ blob: ObjectID, mode: UInt32, to url: URL) throws {
+    func write(_ blob: ObjectID, mode: UInt32, to url: URL, replacing: Bool = true) throws {
         let data = try repository.blob(blob, maxBytes: Int.max)
         try AtomicFile.createDirectory(url.deletingLastPathComponent(), mode: 0o755)
         if mode == 0o120000 {
@@ -207,7 +208,7 @@ extension Workspace {
             try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: String(decoding: data, as: UTF8.self))
             return
         }
-        try AtomicFile.write(data, to: url, mode: mode == 0o100755 ? 0o755 : 0o644, replacing: true, durable: false)
+        try AtomicFile.write(data, to: url, mode: mode == 0o100755 ? 0o755 : 0o644, replacing: replacing, durable: false)
     }
 
     private func removeEmptyFolders(above url: URL) {
