@@ -2,17 +2,19 @@ import CohortIdentity
 import Foundation
 
 /// git's own lock files (`index.lock`, `refs/heads/main.lock` …) and temporary objects, as a process
-/// killed in the middle of a write leaves them. A lock that no running process holds open is stale
-/// and removed; one that a live process (a `git` the person runs) holds is waited for, then named.
+/// killed in the middle of a write leaves them. A lock is stale, and removed, when no running process
+/// holds it open and no `git` process works in this repository (`git commit -a` closes its index lock
+/// while the editor is open); otherwise it is waited for, then named.
 public enum GitLocks {
     /// Removes stale lock files in `gitDirectory`; waits up to `wait` seconds for live ones.
     public static func clearStale(in gitDirectory: URL, wait: TimeInterval = 10) throws {
         let locks = lockFiles(in: gitDirectory)
         guard !locks.isEmpty else { return }
         let deadline = Date().addingTimeInterval(wait)
+        let workTree = gitDirectory.deletingLastPathComponent()
         for lock in locks {
             while true {
-                let holders = processes(holding: lock)
+                let holders = processes(holding: lock) + gitProcesses(in: [gitDirectory, workTree])
                 if holders.isEmpty {
                     // Not open anywhere. A writer between closing and renaming its lock is gone within
                     // moments: only a lock left for a second is someone's leftover.
@@ -69,22 +71,42 @@ public enum GitLocks {
         return Date().timeIntervalSince1970 - (Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
     }
 
-    /// The processes that have `url` open (Linux: `/proc/PID/fd`).
+    /// The processes that have `url` open (Linux: `/proc/PID/fd`), matched by device and inode so that
+    /// another spelling of the path (a bind mount) is found too.
     static func processes(holding url: URL) -> [(pid: Int32, name: String)] {
-        let target = url.resolvingSymlinksInPath().path
+        var target = stat()
+        guard stat(url.path, &target) == 0 else { return [] }
         var holders: [(Int32, String)] = []
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let pid = Int32(entry) else { continue }
-            let fds = "/proc/\(entry)/fd"
+        for pid in processIDs() {
+            let fds = "/proc/\(pid)/fd"
             for fd in (try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? [] {
-                if (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(fds)/\(fd)")) == target {
-                    let name = (try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8))?
-                        .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
-                    holders.append((pid, name))
+                var info = stat()
+                if stat("\(fds)/\(fd)", &info) == 0, info.st_dev == target.st_dev, info.st_ino == target.st_ino {
+                    holders.append((pid, name(of: pid)))
                     break
                 }
             }
         }
         return holders
+    }
+
+    /// `git` processes (other than this one) whose working folder is in one of `folders`.
+    static func gitProcesses(in folders: [URL]) -> [(pid: Int32, name: String)] {
+        let roots = folders.map { $0.resolvingSymlinksInPath().path }
+        return processIDs().compactMap { pid in
+            guard pid != getpid(), name(of: pid).hasPrefix("git"),
+                  let cwd = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/cwd"),
+                  roots.contains(where: { cwd == $0 || cwd.hasPrefix($0 + "/") })
+            else { return nil }
+            return (pid, name(of: pid))
+        }
+    }
+
+    private static func processIDs() -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init)
+    }
+
+    private static func name(of pid: Int32) -> String {
+        (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
     }
 }

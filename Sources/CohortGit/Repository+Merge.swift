@@ -28,19 +28,20 @@ public struct FolderClash: Sendable {
     public let file: IndexEntry
     public let beneath: [IndexEntry]
 
-    /// The clashes among `entries` (path → entry): each file that is also a folder on another
+    /// The clashes among `entries` (path bytes → entry): each file that is also a folder on another
     /// entry's path.
-    static func find(in entries: [String: IndexEntry]) -> [FolderClash] {
-        var beneath: [String: [IndexEntry]] = [:]
-        for entry in entries.values {
-            var path = Substring(entry.path)
-            while let slash = path.lastIndex(of: "/") {
-                path = path[..<slash]
-                if entries[String(path)] != nil { beneath[String(path), default: []].append(entry) }
+    static func find(in entries: [[UInt8]: IndexEntry]) -> [FolderClash] {
+        var beneath: [[UInt8]: [IndexEntry]] = [:]
+        for (key, entry) in entries {
+            var end = key.endIndex
+            while let slash = key[..<end].lastIndex(of: UInt8(ascii: "/")) {
+                end = slash
+                let folder = Array(key[..<slash])
+                if entries[folder] != nil { beneath[folder, default: []].append(entry) }
             }
         }
-        return beneath.keys.sorted().compactMap { file in
-            entries[file].map { FolderClash(file: $0, beneath: beneath[file]!.sorted { $0.path < $1.path }) }
+        return beneath.keys.sorted { $0.lexicographicallyPrecedes($1) }.compactMap { file in
+            entries[file].map { FolderClash(file: $0, beneath: beneath[file]!.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }) }
         }
     }
 }
@@ -86,16 +87,18 @@ extension Repository {
                 _ = git_index_conflict_remove(index, path)
             }
         }
-        // The merged entries, as a path map: adding a file where a folder is (or the reverse) to a
-        // libgit2 index silently drops the other, so clashes are found and settled first.
-        var merged: [String: IndexEntry] = [:]
+        // The merged entries, by the bytes of their paths (Swift strings would take two spellings of
+        // one name, NFC and NFD, for the same key): adding a file where a folder is (or the reverse)
+        // to a libgit2 index silently drops the other, so clashes are found and settled first.
+        var original: [[UInt8]: IndexEntry] = [:]
         for position in 0..<git_index_entrycount(index) {
-            if let entry = Self.entry(git_index_get_byindex(index, position)) { merged[entry.path] = entry }
+            if let entry = Self.entry(git_index_get_byindex(index, position)) { original[Array(entry.path.utf8)] = entry }
         }
         var resolutions: [IndexEntry] = []
         for conflict in conflicts { resolutions += try resolve(conflict) }
-        for entry in resolutions { merged[entry.path] = entry }
-        for (path, entry) in replacing { merged[path] = entry }
+        var merged = original
+        for entry in resolutions { merged[Array(entry.path.utf8)] = entry }
+        for (path, entry) in replacing { merged[Array(path.utf8)] = entry }
         var clashes = FolderClash.find(in: merged)
         if clashes.isEmpty {
             for entry in resolutions { try Self.add(entry, to: index) }
@@ -105,17 +108,21 @@ extension Repository {
         } else {
             for _ in 0..<16 where !clashes.isEmpty {
                 for clash in clashes {
-                    merged[clash.file.path] = nil
-                    for entry in clash.beneath { merged[entry.path] = nil }
-                    for entry in try settle(clash) { merged[entry.path] = entry }
+                    merged[Array(clash.file.path.utf8)] = nil
+                    for entry in clash.beneath { merged[Array(entry.path.utf8)] = nil }
+                    for entry in try settle(clash) { merged[Array(entry.path.utf8)] = entry }
                 }
                 clashes = FolderClash.find(in: merged)
             }
             guard clashes.isEmpty else {
                 throw CohortError(.git, "cannot merge: \(clashes[0].file.path) is a file on one side and a folder on the other")
             }
-            try check(git_index_clear(index), "cannot clear the merge")
-            for entry in merged.values.sorted(by: { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }) {
+            // Only what changed is touched: entries that went or changed leave first, so that adding
+            // the rest never meets a clash.
+            for (key, entry) in original where merged[key] != entry {
+                _ = git_index_remove(index, entry.path, 0)
+            }
+            for (key, entry) in merged.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) where original[key] != entry {
                 try Self.add(entry, to: index)
             }
         }

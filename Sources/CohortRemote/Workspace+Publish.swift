@@ -66,7 +66,7 @@ extension PushResult {
         let reasons = remoteMessages.filter { $0.contains("rejected") || $0.contains("E_") }
         let refs = refused.map { "\($0.ref) (\($0.reason))" }.joined(separator: ", ")
         // The server's own code (its hook writes `E_…`), else E_NOT_PERMITTED.
-        let named = reasons.lazy.compactMap { line in
+        let named = reasons.lazy.filter { $0.contains("rejected") }.compactMap { line in
             CohortError.Code.all.first { line.contains($0.rawValue + ":") || line.contains($0.rawValue + " ") }
         }.first
         throw CohortError(named ?? .notPermitted, "the server refused \(refs)" + (reasons.isEmpty ? "" : ": " + reasons.joined(separator: "; ")),

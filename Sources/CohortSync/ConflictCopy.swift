@@ -22,7 +22,11 @@ enum ConflictCopy {
         var attempt = 1
         while true {
             let suffix = attempt == 1 ? "" : " \(attempt)"
-            let name = "\(base) (conflict, \(String(safeLabel)), \(formatter.string(from: time))\(suffix))" + (ext.isEmpty ? "" : ".\(ext)")
+            let tail = " (conflict, \(String(safeLabel.prefix(64))), \(formatter.string(from: time))\(suffix))" + (ext.isEmpty || ext.utf8.count > 32 ? "" : ".\(ext)")
+            // One name stays within a file system's 255 bytes: the base is shortened if need be.
+            var shortened = Substring(ext.utf8.count > 32 ? url.lastPathComponent : base)
+            while shortened.utf8.count + tail.utf8.count > 255, !shortened.isEmpty { shortened.removeLast() }
+            let name = String(shortened) + tail
             let candidate = folder.isEmpty ? name : folder + "/" + name
             if !taken(candidate) { return candidate }
             attempt += 1

@@ -58,9 +58,9 @@ public struct SyncReport: Sendable {
     /// Conflict copies made by the merge: (copy, original).
     public var conflicts: [(copy: String, of: String)] = []
     /// Files the person changed while the sync ran (or, read only, before it) that the new commit also
-    /// changed: kept as they are, the incoming version beside them.
-    public var keptLocal: [String] = []
-    public var incomingCopies: [String] = []
+    /// changed: kept as they are, with where the incoming version was saved (nil: the commit deleted
+    /// the file, or it is a link).
+    public var keptLocal: [(path: String, copy: String?)] = []
     /// Read only: edits moved aside (path, copy) so that the file follows the collaboration.
     public var movedAside: [(path: String, copy: String)] = []
     /// Paths of the collaboration not written to the folder, and why (all that are still unwritten).
@@ -89,7 +89,6 @@ public struct SyncReport: Sendable {
 
     mutating func add(_ outcome: CheckoutOutcome) {
         keptLocal += outcome.keptLocal
-        incomingCopies += outcome.incomingCopies
         movedAside += outcome.movedAside
         unwritten = outcome.unwritten
         newlyRefused.formUnion(outcome.newlyUnwritten.filter { $0.refused == true }.map(\.path))

@@ -6,10 +6,9 @@ import Foundation
 
 /// What moving the working files to a new commit did.
 struct CheckoutOutcome {
-    /// Files the person changed that the new commit changes too: their version stays in place.
-    var keptLocal: [String] = []
-    /// Where the incoming version of such a file was saved instead.
-    var incomingCopies: [String] = []
+    /// Files the person changed that the new commit changes too: their version stays in place, and
+    /// the incoming version was saved as `copy` (nil: the commit deleted the file, or it is a link).
+    var keptLocal: [(path: String, copy: String?)] = []
     /// Read only: files the person changed that the collaboration changed too, moved aside (path,
     /// copy) so that the file can follow the collaboration.
     var movedAside: [(path: String, copy: String)] = []
@@ -36,7 +35,7 @@ extension Workspace {
     /// follows `new`.
     func checkout(from old: ObjectID, to new: ObjectID, copyLabel: String, asideLabel: String? = nil, now: Date) throws -> CheckoutOutcome {
         var outcome = CheckoutOutcome()
-        let listed = UnwrittenPaths.load(from: repository.gitDirectory)
+        let listed = try UnwrittenPaths.load(from: repository.gitDirectory)
         var changes = try repository.treeChanges(from: old, to: new)
         let moving = Set(changes.map { $0.newPath ?? $0.oldPath ?? "" })
         var baseline: [String: ObjectID?] = [:]
@@ -77,7 +76,13 @@ extension Workspace {
 
     private func apply(_ change: Change, from oldID: ObjectID?, at path: String, copyLabel: String, asideLabel: String?, now: Date,
                        into outcome: inout CheckoutOutcome) throws {
-        let url = try safeLocation(of: path)
+        let url: URL
+        do {
+            url = try safeLocation(of: path)
+        } catch where change.newID == nil && Self.isWritableName(path) {
+            // A deletion beneath something that is not a folder here: there is nothing to delete.
+            return
+        }
         let current = try onDisk(url)
         guard let target = change.newID else {
             // Deleted by the new commit: only a file (or link) still as the old commit had it goes.
@@ -88,7 +93,7 @@ extension Workspace {
                 guard unlink(url.path) == 0 else { throw CohortError(.io, "cannot remove \(path): \(String(cString: strerror(errno)))") }
                 removeEmptyFolders(above: url)
             default:
-                outcome.keptLocal.append(path)
+                outcome.keptLocal.append((path, nil))
             }
             return
         }
@@ -97,6 +102,8 @@ extension Workspace {
         }
         switch current {
         case .entry(let id) where id == target:
+            // The same content; git also records whether a file is executable.
+            if change.newMode != 0o120000 { try setExecutable(change.newMode == 0o100755, url, path) }
             return
         case .absent:
             break
@@ -107,7 +114,7 @@ extension Workspace {
         case .special(let kind):
             // A pipe, socket or device is the person's: it stays, and the incoming file goes beside it.
             let copy = try writeCopy(of: target, mode: change.newMode, beside: path, label: copyLabel, now: now)
-            throw CohortError(.notPermitted, "a \(kind) of yours is in its place; the incoming version is \"\(copy)\"")
+            throw CohortError(.notPermitted, "\(kind) of yours is in its place; the incoming version is \"\(copy)\"")
         case .entry:
             // Changed here too: the person's version stays, or (read only) moves aside.
             if let asideLabel, change.newMode != 0o120000 {
@@ -119,9 +126,11 @@ extension Workspace {
                 outcome.movedAside.append((path, copy))
                 break
             }
-            outcome.keptLocal.append(path)
-            guard change.newMode != 0o120000 else { return }
-            outcome.incomingCopies.append(try writeCopy(of: target, mode: change.newMode, beside: path, label: copyLabel, now: now))
+            guard change.newMode != 0o120000 else {
+                outcome.keptLocal.append((path, nil))
+                return
+            }
+            outcome.keptLocal.append((path, try writeCopy(of: target, mode: change.newMode, beside: path, label: copyLabel, now: now)))
             return
         }
         try write(target, mode: change.newMode, to: url)
@@ -161,13 +170,15 @@ extension Workspace {
             let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) ?? ""
             return .entry(try? repository.hashBlob(Data(target.utf8)))
         case S_IFREG:
-            return .entry(repository.hashFile(at: url))
+            // A file this process cannot read is never taken for an old version.
+            guard let id = repository.hashFile(at: url) else { return .special("a file Cohort cannot read") }
+            return .entry(id)
         case S_IFIFO:
-            return .special("named pipe")
+            return .special("a named pipe")
         case S_IFSOCK:
-            return .special("socket")
+            return .special("a socket")
         default:
-            return .special("device file")
+            return .special("a device file")
         }
     }
 
@@ -209,6 +220,18 @@ extension Workspace {
             return
         }
         try AtomicFile.write(data, to: url, mode: mode == 0o100755 ? 0o755 : 0o644, replacing: replacing, durable: false)
+    }
+
+    /// Sets or clears the executable bits of the file at `url` (the read bits say for whom).
+    private func setExecutable(_ executable: Bool, _ url: URL, _ path: String) throws {
+        var info = stat()
+        guard lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
+        let mode = info.st_mode & 0o7777
+        let wanted = executable ? mode | ((mode & 0o444) >> 2) : mode & ~0o111
+        guard wanted != mode else { return }
+        guard chmod(url.path, wanted) == 0 else {
+            throw CohortError(.io, "cannot change whether \(path) is executable: \(String(cString: strerror(errno)))")
+        }
     }
 
     private func removeEmptyFolders(above url: URL) {

@@ -52,16 +52,29 @@ extension Workspace {
         guard current?.id != old.id || current?.mode != old.mode else {
             return RestoreOutcome(from: from, summary: nil, savedAside: nil)
         }
+        guard try !UnwrittenPaths.load(from: repository.gitDirectory).clashes(with: path) else {
+            throw CohortError(.notPermitted, "\(path) is where a sync could not write (see `cohort status`)", hint: "clear the way and sync first")
+        }
+        let tree = try repository.tree(from: headTree, setting: [path: IndexEntry(path: path, id: old.id, mode: old.mode)])
+        let changes = try repository.changes(from: headTree, to: tree, detectRenames: false)
+        // Exactly this one file changes: never a folder of others' files replaced by it, or the reverse.
+        guard changes.count == 1, changes[0].newPath == path || changes[0].oldPath == path else {
+            throw CohortError(.notPermitted, "restoring \(path) would replace \(changes.count - 1) other file\(changes.count == 2 ? "" : "s") (a folder and a file of that name)",
+                              hint: "restore the files one by one, or move what is in the way first")
+        }
         let location = try safeLocation(of: path)
         let folder = stamp(now)
         var savedAside: String?
-        if let onDisk = onDiskID(location), onDisk != current?.id {
-            savedAside = try saveAside(path, from: location, in: folder)
+        var info = stat()
+        if lstat(location.path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFREG || info.st_mode & S_IFMT == S_IFLNK, let onDisk = onDiskID(location) else {
+                throw CohortError(.io, "\(path) in this folder is not a file Cohort can read", hint: "move it away, then restore again")
+            }
+            if onDisk != current?.id { savedAside = try saveAside(path, from: location, in: folder) }
         }
         // The file first: should the commit fail, the folder already holds what was asked for, and
         // the next commit or sync shares it.
         try write(old.id, mode: old.mode, to: location)
-        let tree = try repository.tree(from: headTree, setting: [path: IndexEntry(path: path, id: old.id, mode: old.mode)])
         let pending = PendingChanges(head: head, content: tree, changes: try repository.changes(from: headTree, to: tree))
         let summary = try commitChanges(message: "Restore \(path) as it was at \(from.hex.prefix(12))", now: now, pending: pending)
         try repository.stage([path])

@@ -37,16 +37,24 @@ extension Workspace {
         status.lastSync = journal.lastSync
         status.lastSummary = journal.lastSummary
         status.interrupted = journal.move != nil
-        let pending = try pendingChanges()
-        status.changes = pending.changes
+        // Staging refreshes the index: never beside a running sync, which moves it. When one runs,
+        // the local changes are left for later and the sync is named.
+        if let lock = try? SyncLock.acquire(in: repository.gitDirectory, wait: 3) {
+            defer { lock.release() }
+            let pending = try pendingChanges()
+            status.changes = pending.changes
+            status.heldBack = try massDeletion(pending, share: SyncOptions().massDeleteShare)
+        } else {
+            status.running = SyncLock.runningHolder(in: repository.gitDirectory).map { ($0.pid, $0.host, $0.since) }
+                ?? (0, "?", Date())
+        }
+        let head = try head().commit
         if let upstream = try repository.resolve("refs/remotes/\(remote)/main") {
             status.tracking = true
-            (status.ahead, status.behind) = try repository.aheadBehind(pending.head.commit, upstream)
+            (status.ahead, status.behind) = try repository.aheadBehind(head, upstream)
         }
         status.conflictCopies = conflictCopiesOnDisk()
-        status.unwritten = UnwrittenPaths.load(from: repository.gitDirectory).paths
-        status.running = SyncLock.runningHolder(in: repository.gitDirectory).map { ($0.pid, $0.host, $0.since) }
-        status.heldBack = try massDeletion(pending, share: SyncOptions().massDeleteShare)
+        status.unwritten = try UnwrittenPaths.load(from: repository.gitDirectory).paths
         if let state = try? state(), let signer = try? signer(for: state), let me = try? self.me(in: state, signer: signer) {
             status.readOnly = me.permission == .readOnly
         }

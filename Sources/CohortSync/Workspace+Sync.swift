@@ -50,7 +50,7 @@ extension Workspace {
             try finish(move, journal: &journal, report: &report, aside: aside, now: now())
             report.resumed = true
         }
-        if !UnwrittenPaths.load(from: repository.gitDirectory).isEmpty {
+        if try !UnwrittenPaths.load(from: repository.gitDirectory).isEmpty {
             // Paths an earlier sync could not write: tried again before anything is committed.
             step = .checkout
             let tree = try repository.tree(ofCommit: head().commit)
@@ -75,14 +75,21 @@ extension Workspace {
 
         var refusal: PushResult?
         var lastRemote: ObjectID?
+        var stillRounds = 0
         for round in 1...max(1, options.maxAttempts) {
             report.rounds = round
             step = .fetch
             let theirs = try fetchVerified(options.remote, access: access, progress: options.progress)
             FaultPoint.reach(.afterFetch)
-            if let refusal, !refusal.lostRace, theirs == lastRemote {
-                // The remote did not move and the refusal was not a lost race: it is the answer.
-                try refusal.check()
+            if let refusal, theirs == lastRemote {
+                // The remote did not move: a refusal that is not a lost race is the answer, and a
+                // "lost race" three times over with the remote still (a lock left on the server) too.
+                stillRounds += 1
+                if !refusal.lostRace || stillRounds >= 3 {
+                    try refusal.check()
+                }
+            } else {
+                stillRounds = 0
             }
             lastRemote = theirs
             var head = try self.head()
@@ -101,9 +108,9 @@ extension Workspace {
                     step = .merge
                     let merge = try mergeCommit(head, theirs, signer: signer, label: label, remote: options.remote, report: &report, now: now())
                     FaultPoint.reach(.afterMergeCommit)
+                    report.merge = merge
                     step = .checkout
                     try move(head, to: merge, journal: &journal, report: &report, aside: aside, now: now())
-                    report.merge = merge
                 }
                 head = try self.head()
             }

@@ -27,32 +27,72 @@ public struct UnwrittenPaths: Codable, Sendable, Equatable {
         public var fromID: ObjectID? { from.flatMap { try? ObjectID(hex: $0) } }
     }
 
-    public var paths: [Path] = []
+    public var paths: [Path] = [] {
+        didSet { index = Self.index(paths) }
+    }
+
+    /// Listed paths by name, and every folder above one: lookups in time of the path's depth.
+    private var index: (byPath: [String: Path], folders: Set<String>) = ([:], [])
 
     public init(paths: [Path] = []) {
         self.paths = paths
+        index = Self.index(paths)
+    }
+
+    private enum CodingKeys: String, CodingKey { case paths }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(paths: try decoder.container(keyedBy: CodingKeys.self).decode([Path].self, forKey: .paths))
+    }
+
+    public static func == (a: UnwrittenPaths, b: UnwrittenPaths) -> Bool { a.paths == b.paths }
+
+    private static func index(_ paths: [Path]) -> (byPath: [String: Path], folders: Set<String>) {
+        var byPath: [String: Path] = [:]
+        var folders = Set<String>()
+        for path in paths {
+            byPath[path.path] = path
+            var folder = Substring(path.path)
+            while let slash = folder.lastIndex(of: "/") {
+                folder = folder[..<slash]
+                folders.insert(String(folder))
+            }
+        }
+        return (byPath, folders)
     }
 
     public var isEmpty: Bool { paths.isEmpty }
 
     public subscript(path: String) -> Path? {
-        paths.first { $0.path == path }
+        index.byPath[path]
     }
 
     /// Whether a change at `path` touches a listed path: the same path, a folder above it, or a path
     /// beneath it.
     public func clashes(with path: String) -> Bool {
-        paths.contains { $0.path == path || path.hasPrefix($0.path + "/") || $0.path.hasPrefix(path + "/") }
+        if index.byPath[path] != nil || index.folders.contains(path) { return true }
+        var folder = Substring(path)
+        while let slash = folder.lastIndex(of: "/") {
+            folder = folder[..<slash]
+            if index.byPath[String(folder)] != nil { return true }
+        }
+        return false
     }
 
     static let relativePath = "cohort/sync/unwritten.json"
 
-    public static func load(from gitDirectory: URL) -> UnwrittenPaths {
+    /// The list; none when the file does not exist. A list that exists but cannot be read is an error
+    /// (`E_IO`): without it, what was not written would read as the person's deletions.
+    public static func load(from gitDirectory: URL) throws -> UnwrittenPaths {
         let url = gitDirectory.appendingPathComponent(relativePath)
-        guard let data = try? AtomicFile.read(url, maxBytes: 16 << 20, what: "list of unwritten paths"),
-              let list = try? JSONDecoder().decode(UnwrittenPaths.self, from: data)
-        else { return UnwrittenPaths() }
-        return list
+        guard FileManager.default.fileExists(atPath: url.path) else { return UnwrittenPaths() }
+        let data = try AtomicFile.read(url, maxBytes: 1 << 30, what: "list of unwritten paths")
+        do {
+            return try JSONDecoder().decode(UnwrittenPaths.self, from: data)
+        } catch {
+            throw CohortError(.io, "\(url.path) is damaged: \(error)",
+                              hint: "nothing is committed while it cannot be read (the paths it lists would read as your deletions); check the disk and the file")
+        }
     }
 
     public func save(to gitDirectory: URL) throws {

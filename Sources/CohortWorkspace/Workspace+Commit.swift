@@ -51,7 +51,7 @@ extension Workspace {
         // `.cohort/` is Cohort's: always HEAD's, whatever the index holds.
         var content = try repository.tree(staged, replacing: CohortLayout.folder,
                                           with: repository.entry(at: CohortLayout.folder, inTree: headTree))
-        let unwritten = UnwrittenPaths.load(from: repository.gitDirectory)
+        let unwritten = try UnwrittenPaths.load(from: repository.gitDirectory)
         if !unwritten.isEmpty {
             // What a sync could not write is not the person's edit: the collaboration's version
             // stands there, and changes at, above or beneath it wait in the folder.

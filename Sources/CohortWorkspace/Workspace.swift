@@ -70,11 +70,13 @@ public final class Workspace {
                                                      author: Person(name: card.name, email: card.handle))
         try repository.updateReference(head.branch, to: id, expected: head.commit,
                                        message: "cohort: \(message.split(separator: "\n").first ?? "")")
-        try writeFiles(files)
+        // The commit is made: what follows only mirrors `.cohort/` into the folder (Cohort reads it
+        // from the commits), so a failure here (a full disk) must not make the commit look undone.
+        try? writeFiles(files)
         // The files were just written with the commit's content: staging them as they are keeps their
         // stat data (resetting all of `.cohort/` would drop every earlier notice's, and the next look
         // at the files would hash them all again).
-        if !files.isEmpty { try repository.stage(files.keys.sorted()) }
+        if !files.isEmpty { try? repository.stage(files.keys.sorted()) }
         return id
     }
 

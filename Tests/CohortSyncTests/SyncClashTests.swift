@@ -253,3 +253,70 @@ struct FullDiskTests {
         #expect(try serverVersion() == edited)
     }
 }
+
+/// What an attacker's review of the first version found, each now a test.
+@Suite("cohort sync: review findings")
+struct SyncReviewFindingTests {
+    @Test("a change of only the executable bit arrives, and the next sync does not undo it")
+    func executableBit() throws {
+        let fixture = try SyncFixture()
+        try fixture.write("echo bake\n", "run.sh", in: fixture.ann)
+        #expect(try fixture.sync(fixture.ann, as: fixture.scenario.ann.home).status == 0)
+        let bo = try fixture.workspace("bo", for: fixture.scenario.bo.home)
+        #expect(chmod(bo.appendingPathComponent("run.sh").path, 0o755) == 0)
+        #expect(try fixture.sync(bo, as: fixture.scenario.bo.home).status == 0)
+        for _ in 1...2 { #expect(try fixture.sync(fixture.ann, as: fixture.scenario.ann.home).status == 0) }
+        var info = stat()
+        #expect(stat(fixture.ann.appendingPathComponent("run.sh").path, &info) == 0 && info.st_mode & 0o100 != 0)
+        let mode = try run("git", ["--git-dir", fixture.bare.path, "ls-tree", "main", "run.sh"], in: fixture.temp.url).stdout
+        #expect(mode.hasPrefix("100755"), "\(mode)")
+        try fixture.expectClean(fixture.ann, as: fixture.scenario.ann.home)
+    }
+
+    @Test("a file whose name is 240 bytes long is written, and a conflict copy of it stays within 255 bytes")
+    func longNames() throws {
+        let fixture = try SyncFixture()
+        let name = String(repeating: "r", count: 237) + ".md"
+        let bo = try fixture.workspace("bo", for: fixture.scenario.bo.home)
+        try fixture.write("ann's\n", name, in: fixture.ann)
+        try fixture.write("bo's\n", name, in: bo)
+        #expect(try fixture.sync(fixture.ann, as: fixture.scenario.ann.home).status == 0)
+        let synced = try fixture.sync(bo, as: fixture.scenario.bo.home)
+        #expect(synced.status == 0, "\(synced.stdout) \(synced.stderr)")
+        #expect(fixture.read(name, in: bo) == "ann's\n")
+        let copies = fixture.files(in: bo).filter { $0.contains("(conflict, bo@example.com") }
+        #expect(copies.count == 1 && copies.allSatisfy { $0.utf8.count <= 255 }, "\(copies)")
+        #expect(fixture.read(copies.first ?? "", in: bo) == "bo's\n")
+    }
+
+    @Test("a path waiting to be written that the collaboration then deletes stops waiting")
+    func deletedWhileWaiting() throws {
+        let fixture = try SyncFixture()
+        let bo = try fixture.workspace("bo", for: fixture.scenario.bo.home)
+        try Data("docs\n".utf8).write(to: fixture.ann.appendingPathComponent(".git/info/exclude"))
+        try fixture.write("ann's scratch\n", "docs", in: fixture.ann)
+        try fixture.write("bo's guide\n", "docs/guide.md", in: bo)
+        #expect(try fixture.sync(bo, as: fixture.scenario.bo.home).status == 0)
+        #expect(try fixture.sync(fixture.ann, as: fixture.scenario.ann.home).status == 1)
+        try FileManager.default.removeItem(at: bo.appendingPathComponent("docs"))
+        #expect(try fixture.sync(bo, as: fixture.scenario.bo.home).status == 0)
+        let synced = try fixture.sync(fixture.ann, as: fixture.scenario.ann.home)
+        #expect(synced.status == 0, "\(synced.stdout) \(synced.stderr)")
+        #expect(fixture.read("docs", in: fixture.ann) == "ann's scratch\n")
+    }
+
+    @Test("restore refuses to replace a folder of other files, and a path waiting to be written")
+    func restoreTouchesOneFile() throws {
+        let fixture = try SyncFixture()
+        try fixture.write("one file\n", "recipes", in: fixture.ann)
+        #expect(try fixture.sync(fixture.ann, as: fixture.scenario.ann.home).status == 0)
+        let old = try fixture.head(of: fixture.ann)
+        try FileManager.default.removeItem(at: fixture.ann.appendingPathComponent("recipes"))
+        try fixture.write("a\n", "recipes/a.md", in: fixture.ann)
+        try fixture.write("b\n", "recipes/b.md", in: fixture.ann)
+        #expect(try fixture.sync(fixture.ann, as: fixture.scenario.ann.home).status == 0)
+        let refused = try fixture.cohort(["restore", "recipes", "--at", old], in: fixture.ann, as: fixture.scenario.ann.home)
+        #expect(refused.status == 1 && refused.stderr.hasPrefix("error: E_NOT_PERMITTED: restoring recipes would replace 2 other files"), "\(refused.stderr)")
+        #expect(fixture.read("recipes/a.md", in: fixture.ann) == "a\n")
+    }
+}

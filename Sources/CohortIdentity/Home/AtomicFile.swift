@@ -14,7 +14,10 @@ public enum AtomicFile {
     /// copies of what is already stored durably elsewhere (a working file of a committed blob).
     public static func write(_ data: Data, to url: URL, mode: mode_t, replacing: Bool, durable: Bool = true) throws {
         let directory = url.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).cohort-\(UInt32.random(in: 0...UInt32.max)).tmp")
+        // `.NAME.cohort-N.tmp`, or `.cohort-N.tmp` where that would pass a file system's 255-byte limit.
+        let random = UInt32.random(in: 0...UInt32.max)
+        let named = ".\(url.lastPathComponent).cohort-\(random).tmp"
+        let temporary = directory.appendingPathComponent(named.utf8.count <= 255 ? named : ".cohort-\(random).tmp")
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw failure("create a file in", directory) }
         var closed = false

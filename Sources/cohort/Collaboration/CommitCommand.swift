@@ -1,4 +1,5 @@
 import ArgumentParser
+import CohortSync
 import CohortWorkspace
 
 struct CommitCommand: CohortCommand {
@@ -14,7 +15,11 @@ struct CommitCommand: CohortCommand {
     @OptionGroup var workspace: WorkspaceOptions
 
     func execute() throws {
-        guard let summary = try workspace.open().commitChanges(message: message) else {
+        let opened = try workspace.open()
+        // One writer at a time: a commit beside a running sync could record half-moved files.
+        let lock = try SyncLock.acquire(in: opened.repository.gitDirectory, wait: 60)
+        defer { lock.release() }
+        guard let summary = try opened.commitChanges(message: message) else {
             Terminal.print("nothing to commit")
             return
         }
@@ -42,7 +47,10 @@ struct CommentCommand: CohortCommand {
     @OptionGroup var workspace: WorkspaceOptions
 
     func execute() throws {
-        let summary = try workspace.open().comment(on: path, text: text)
+        let opened = try workspace.open()
+        let lock = try SyncLock.acquire(in: opened.repository.gitDirectory, wait: 60)
+        defer { lock.release() }
+        let summary = try opened.comment(on: path, text: text)
         let mentions = summary.notices.filter { $0.type == .mention }.compactMap { $0.data["handle"] }
         Terminal.print("commented on \(path) in \(summary.commit.hex.prefix(12))" + (mentions.isEmpty ? "" : ", mentioning " + mentions.joined(separator: ", ")))
     }

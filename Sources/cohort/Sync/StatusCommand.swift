@@ -46,18 +46,11 @@ struct StatusCommand: CohortCommand {
             return
         }
         if let running = status.running {
-            Terminal.print("a sync is running (pid \(running.pid) on \(running.host), since \(running.since.formatted(.iso8601)))")
+            Terminal.print("a sync is running (pid \(running.pid) on \(running.host), since \(running.since.formatted(.iso8601))); local changes show once it finishes")
         }
         if status.interrupted { Terminal.print("a sync was interrupted: run `cohort sync` to finish it") }
-        if status.changes.isEmpty {
-            Terminal.print("no local changes")
-        } else {
-            Terminal.print("local changes (\(status.changes.count))\(status.readOnly ? ", kept here: you read only" : ""):")
-            for change in status.changes.prefix(50) {
-                let path = change.kind == .renamed ? "\(change.oldPath ?? "") → \(change.newPath ?? "")" : (change.newPath ?? change.oldPath ?? "")
-                Terminal.print("  \(Self.kind(change.kind).padding(toLength: 8, withPad: " ", startingAt: 0)) \(path)")
-            }
-            if status.changes.count > 50 { Terminal.print("  … and \(status.changes.count - 50) more") }
+        if status.running == nil {
+            printChanges(status)
         }
         if status.tracking {
             Terminal.print(status.ahead == 0 && status.behind == 0 ? "in step with \(remote) (as last fetched)"
@@ -82,6 +75,19 @@ struct StatusCommand: CohortCommand {
             Terminal.print("notices: no sinks configured (see `cohort sinks list`)")
         } else {
             Terminal.print("notices not yet delivered: " + sinks.map { "\(pending[$0] ?? 0) to \($0)" }.joined(separator: ", "))
+        }
+    }
+
+    private func printChanges(_ status: SyncStatus) {
+        if status.changes.isEmpty {
+            Terminal.print("no local changes")
+        } else {
+            Terminal.print("local changes (\(status.changes.count))\(status.readOnly ? ", kept here: you have read-only access" : ""):")
+            for change in status.changes.prefix(50) {
+                let path = change.kind == .renamed ? "\(change.oldPath ?? "") → \(change.newPath ?? "")" : (change.newPath ?? change.oldPath ?? "")
+                Terminal.print("  \(Self.kind(change.kind).padding(toLength: 8, withPad: " ", startingAt: 0)) \(path)")
+            }
+            if status.changes.count > 50 { Terminal.print("  … and \(status.changes.count - 50) more") }
         }
     }
 

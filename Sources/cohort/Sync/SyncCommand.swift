@@ -161,8 +161,8 @@ enum SyncRun {
         for conflict in report.conflicts {
             lines.append("conflict: \(conflict.of) was changed on both sides; the collaboration's version stays, yours is \"\(conflict.copy)\"")
         }
-        for (path, copy) in zip(report.keptLocal, report.incomingCopies) {
-            lines.append("kept your edit of \(path); the incoming version is \"\(copy)\"")
+        for (path, copy) in report.keptLocal {
+            lines.append("kept your edit of \(path)" + (copy.map { "; the incoming version is \"\($0)\"" } ?? " (the collaboration deleted or relinked it)"))
         }
         for (path, copy) in report.movedAside {
             lines.append("your edit of \(path) is saved as \"\(copy)\" (read only: not shared); the file now follows the collaboration")
@@ -194,8 +194,8 @@ enum SyncRun {
             },
             "merge": report.merge?.hex ?? NSNull(),
             "conflicts": report.conflicts.map { ["copy": $0.copy, "of": $0.of] },
-            "keptLocal": report.keptLocal,
-            "incomingCopies": report.incomingCopies,
+            "keptLocal": report.keptLocal.map(\.path),
+            "incomingCopies": report.keptLocal.compactMap(\.copy),
             "movedAside": report.movedAside.map { ["path": $0.path, "copy": $0.copy] },
             "unwritten": report.unwrittenToReport.map { ["path": $0.path, "reason": $0.reason] },
             "pushed": report.pushed,
