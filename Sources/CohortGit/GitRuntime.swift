@@ -20,6 +20,18 @@ public enum GitRuntime {
         return count
     }()
 
+    /// Runs `body` (one libgit2 call that writes trees from an index) without libgit2 looking up every
+    /// object the index names: those came from trees read from the database or were written into it
+    /// as they were staged, and with 20,000 files the lookups are most of the work. Strict object
+    /// creation stays on for every other tree and commit. Only for calls on the sync's own thread,
+    /// while no other thread of the process creates objects.
+    static func trustingIndexEntries(_ body: () -> Int32) -> Int32 {
+        start()
+        _ = cohort_git_set_strict_object_creation(0)
+        defer { _ = cohort_git_set_strict_object_creation(1) }
+        return body()
+    }
+
     /// Initialises libgit2 if that has not happened yet; safe to call from any thread, any number of times.
     public static func start() {
         _ = setUp

@@ -1,4 +1,5 @@
 import CGit2
+import CGit2Shim
 import CohortIdentity
 import Foundation
 
@@ -37,9 +38,12 @@ extension Repository {
                 continue
             }
         }
-        try check(git_index_write(index), "cannot write the index")
+        // The tree first: writing it fills the index's tree cache, and the index written after it
+        // keeps the cache, so the next run reuses every unchanged folder's tree instead of building
+        // all of them again.
         var oid = git_oid()
-        try check(git_index_write_tree(&oid, index), "cannot write the staged tree")
+        try check(GitRuntime.trustingIndexEntries { git_index_write_tree(&oid, index) }, "cannot write the staged tree")
+        try check(git_index_write(index), "cannot write the index")
         return ObjectID(oid)
     }
 

@@ -63,6 +63,13 @@ extension Repository {
     /// loose, and thousands of them slow every transfer down). git does the work in the background
     /// when it is needed and returns at once when it is not; a failure only costs speed.
     public func packWhenNeeded() {
+        // git's own estimate, without starting a process for it: loose objects in `objects/17` times
+        // 256 against gc.auto (6700), and the number of packs against gc.autoPackLimit (50).
+        let objects = gitDirectory.appendingPathComponent("objects")
+        let loose = ((try? FileManager.default.contentsOfDirectory(atPath: objects.appendingPathComponent("17").path)) ?? []).count
+        let packs = ((try? FileManager.default.contentsOfDirectory(atPath: objects.appendingPathComponent("pack").path)) ?? [])
+            .filter { $0.hasSuffix(".pack") }.count
+        guard loose * 256 > 6700 || packs > 50 else { return }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["git", "--git-dir", gitDirectory.path, "gc", "--auto", "--quiet"]

@@ -164,7 +164,7 @@ extension Repository {
         for (folder, inner) in byFolder {
             let existing = try base.flatMap { try entry(at: folder, inTree: $0) }.flatMap { $0.isTree ? $0.id : nil }
             let subtree = try tree(from: existing, setting: inner)
-            if try entries(ofTree: subtree).isEmpty {
+            if try withTree(subtree, { git_tree_entrycount($0) }) == 0 {
                 try remove(folder)
             } else {
                 try insert(folder, subtree, mode: GIT_FILEMODE_TREE)

@@ -66,7 +66,8 @@ extension Workspace {
                 content = try repository.tree(from: headTree, setting: edits)
             }
         }
-        return PendingChanges(head: head, content: content, changes: try repository.changes(from: headTree, to: content))
+        let changes = content == headTree ? [] : try repository.changes(from: headTree, to: content)
+        return PendingChanges(head: head, content: content, changes: changes)
     }
 
     /// Stages every change (see `pendingChanges`), writes one notice per change (created, edited,

@@ -319,4 +319,44 @@ struct SyncReviewFindingTests {
         #expect(refused.status == 1 && refused.stderr.hasPrefix("error: E_NOT_PERMITTED: restoring recipes would replace 2 other files"), "\(refused.stderr)")
         #expect(fixture.read("recipes/a.md", in: fixture.ann) == "a\n")
     }
+
+    @Test("after a sync that died, its temporary files go; the person's own stay")
+    func temporaryFilesAfterCrash() throws {
+        let fixture = try SyncFixture()
+        let lock = fixture.ann.appendingPathComponent(".git/cohort/sync.lock")
+        try Data("{\"pid\":1,\"host\":\"h\",\"since\":0}".utf8).write(to: lock)
+        try fixture.write("half\n", "bread/.sourdough.md.cohort-42.tmp", in: fixture.ann)
+        try fixture.write("half\n", ".git/cohort/sync/.journal.json.cohort-7.tmp", in: fixture.ann)
+        try fixture.write("mine\n", "bread/.notes.tmp", in: fixture.ann)
+        try fixture.write("mine\n", "bread/.x.cohort-abc.tmp", in: fixture.ann)
+        let synced = try fixture.sync(fixture.ann, as: fixture.scenario.ann.home)
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(fixture.read("bread/.sourdough.md.cohort-42.tmp", in: fixture.ann) == nil)
+        #expect(fixture.read(".git/cohort/sync/.journal.json.cohort-7.tmp", in: fixture.ann) == nil)
+        #expect(fixture.read("bread/.notes.tmp", in: fixture.ann) == "mine\n")
+        #expect(fixture.read("bread/.x.cohort-abc.tmp", in: fixture.ann) == "mine\n")
+    }
+
+    @Test("an interrupted move to a tree with a name git refuses finishes: the name is skipped and reported, and commit works")
+    func journalWithRefusedName() throws {
+        let fixture = try SyncFixture()
+        let ann = fixture.ann
+        let head = try fixture.head(of: ann)
+        let blob = try run("git", ["hash-object", "-w", "--stdin"], in: ann, stdin: Data("[core]\n".utf8)).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let inner = try run("git", ["mktree"], in: ann, stdin: Data("100644 blob \(blob)\tconfig\n".utf8)).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let listing = try run("git", ["ls-tree", "HEAD"], in: ann).stdout
+        let tree = try run("git", ["mktree"], in: ann, stdin: Data((listing + "040000 tree \(inner)\t.GIT\n").utf8)).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let odd = try run("git", ["-c", "user.name=X", "-c", "user.email=x@example.com", "commit-tree", tree, "-p", head, "-m", "odd"], in: ann).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(odd.count == 40)
+        let journal = "{\"move\":{\"branch\":\"refs/heads/main\",\"from\":\"\(head)\",\"to\":\"\(odd)\"}}"
+        try Data(journal.utf8).write(to: ann.appendingPathComponent(".git/cohort/sync/journal.json"))
+        _ = try fixture.sync(ann, as: fixture.scenario.ann.home)
+        #expect(!FileManager.default.fileExists(atPath: ann.appendingPathComponent(".GIT").path))
+        let status = try fixture.cohort(["status"], in: ann, as: fixture.scenario.ann.home)
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(!status.stdout.contains("interrupted"), "\(status.stdout)")
+        #expect(status.stdout.contains("not written: .GIT/config (git refuses this name in a working folder)"), "\(status.stdout)")
+        #expect(status.stdout.contains("no local changes"), "\(status.stdout)")
+    }
 }
