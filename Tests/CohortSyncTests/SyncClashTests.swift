@@ -359,4 +359,52 @@ struct SyncReviewFindingTests {
         #expect(status.stdout.contains("not written: .GIT/config (git refuses this name in a working folder)"), "\(status.stdout)")
         #expect(status.stdout.contains("no local changes"), "\(status.stdout)")
     }
+
+    @Test("a step failing after the commit and the push: the report still says both, then the failed step; --json names it")
+    func reportAfterLateFailure() throws {
+        let fixture = try SyncFixture()
+        let bo = try fixture.workspace("bo", for: fixture.scenario.bo.home)
+        try fixture.write("ann's\n", "ann.md", in: fixture.ann)
+        #expect(try fixture.sync(fixture.ann, as: fixture.scenario.ann.home).status == 0)
+        try FileManager.default.createDirectory(at: bo.appendingPathComponent(".git/cohort"), withIntermediateDirectories: true)
+        try Data("[[sinks]]\ntype = \"carrier-pigeon\"\n".utf8).write(to: bo.appendingPathComponent(".git/cohort/config.toml"))
+        try fixture.write("bo's\n", "bo.md", in: bo)
+        let synced = try fixture.sync(bo, as: fixture.scenario.bo.home)
+        #expect(synced.status == 1)
+        #expect(synced.stdout.contains("committed "), "\(synced.stdout)")
+        #expect(synced.stdout.contains("received 1 commit: content.created ann.md (ann@example.com)"), "\(synced.stdout)")
+        #expect(synced.stdout.contains("pushed"), "\(synced.stdout)")
+        #expect(synced.stdout.contains("stopped at deliver"), "\(synced.stdout)")
+        #expect(synced.stderr.hasPrefix("error: E_MALFORMED: "), "\(synced.stderr)")
+        try fixture.write("bo's second\n", "bo2.md", in: bo)
+        let json = try fixture.sync(bo, as: fixture.scenario.bo.home, ["--json"])
+        let report = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let failed = try #require(report["failed"] as? [String: Any])
+        #expect(failed["step"] as? String == "deliver" && failed["code"] as? String == "E_MALFORMED", "\(report)")
+        #expect(report["pushed"] as? Bool == true && report["committed"] is [String: Any], "\(report)")
+        #expect(json.status == 1)
+    }
+
+    @Test("status shows a held-back mass deletion and a running sync")
+    func statusShowsHeldBackAndRunning() throws {
+        let fixture = try SyncFixture()
+        for index in 1...6 { try fixture.write("recipe \(index)\n", "box/recipe-\(index).md", in: fixture.ann) }
+        #expect(try fixture.sync(fixture.ann, as: fixture.scenario.ann.home).status == 0)
+        try FileManager.default.removeItem(at: fixture.ann.appendingPathComponent("box"))
+        let held = try fixture.cohort(["status"], in: fixture.ann, as: fixture.scenario.ann.home)
+        #expect(held.stdout.contains("held back: 6 of 8 tracked files are deleted here"), "\(held.stdout)")
+        // A sync holding the lock: status names it instead of staging beside it.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = ["-c", "import fcntl,sys,time; f=open(sys.argv[1],'a'); fcntl.flock(f, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)",
+                            fixture.ann.appendingPathComponent(".git/cohort/sync.lock").path]
+        let output = Pipe()
+        holder.standardOutput = output
+        try holder.run()
+        defer { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() }
+        _ = output.fileHandleForReading.availableData
+        let running = try fixture.cohort(["status"], in: fixture.ann, as: fixture.scenario.ann.home)
+        #expect(running.status == 0, "\(running.stderr)")
+        #expect(running.stdout.contains("a sync is running"), "\(running.stdout)")
+    }
 }
