@@ -151,7 +151,7 @@ extension Workspace {
     }
 
     /// What is at a path now: nothing, a folder, or a file or link with the blob id it would have.
-    private enum OnDisk {
+    enum OnDisk {
         case absent
         case folder
         /// A regular file or a link, with the blob id it would have.
@@ -160,7 +160,7 @@ extension Workspace {
         case special(String)
     }
 
-    private func onDisk(_ url: URL) throws -> OnDisk {
+    func onDisk(_ url: URL) throws -> OnDisk {
         var info = stat()
         guard lstat(url.path, &info) == 0 else { return .absent }
         switch info.st_mode & S_IFMT {

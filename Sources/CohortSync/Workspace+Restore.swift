@@ -98,9 +98,15 @@ extension Workspace {
         let headTree = try repository.tree(ofCommit: pending.head.commit)
         // Everything is saved before anything is replaced.
         for change in chosen {
-            if let path = change.newPath, onDiskID(try safeLocation(of: path)) != nil {
-                _ = try saveAside(path, from: safeLocation(of: path), in: folder)
+            guard let path = change.newPath else { continue }
+            let location = try safeLocation(of: path)
+            var info = stat()
+            guard lstat(location.path, &info) == 0 else { continue }
+            guard onDiskID(location) != nil else {
+                throw CohortError(.io, "\(path) is not a file Cohort can read, so it cannot be saved aside; nothing was discarded",
+                                  hint: "move it away yourself, then discard again")
             }
+            _ = try saveAside(path, from: location, in: folder)
         }
         for change in chosen {
             let inHead = try change.newPath.flatMap { try repository.entry(at: $0, inTree: headTree) } != nil
@@ -157,14 +163,10 @@ extension Workspace {
         return path
     }
 
-    /// The blob id of the file or link at `location`, nil when there is none (or a folder).
+    /// The blob id of the file or link at `location`, nil when there is none (or a folder, or
+    /// something Cohort cannot read).
     private func onDiskID(_ location: URL) -> ObjectID? {
-        var info = stat()
-        guard lstat(location.path, &info) == 0 else { return nil }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: return repository.hashFile(at: location)
-        case S_IFLNK: return (try? FileManager.default.destinationOfSymbolicLink(atPath: location.path)).flatMap { try? repository.hashBlob(Data($0.utf8)) }
-        default: return nil
-        }
+        guard case .entry(let id)? = try? onDisk(location) else { return nil }
+        return id
     }
 }
