@@ -77,4 +77,35 @@ struct StatusAndWatchTests {
         #expect(process.terminationStatus == 0)
         #expect((try? String(contentsOf: output, encoding: .utf8))?.contains("stopped") == true)
     }
+
+    @Test("watch offline: errors carry the time and the next try, the pause doubles, and edits are still committed here", .timeLimit(.minutes(2)))
+    func watchOffline() throws {
+        let fixture = try SyncFixture()
+        #expect(try run("git", ["remote", "set-url", "origin", fixture.temp.path("unplugged.git").path], in: fixture.ann).status == 0)
+        try fixture.write("offline edit\n", "offline.md", in: fixture.ann)
+        let commitsBefore = try run("git", ["rev-list", "--count", "HEAD"], in: fixture.ann).stdout
+        let process = Process()
+        process.executableURL = cohortBinary
+        process.arguments = ["watch", "--interval", "1", "--settle", "0.5"]
+        process.currentDirectoryURL = fixture.ann
+        process.environment = ProcessInfo.processInfo.environment.merging(["COHORT_HOME": fixture.scenario.ann.home.directory.path]) { $1 }
+        let output = fixture.temp.path("watch.err")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: output)
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        var text = ""
+        while Date() < deadline, !text.contains("next try in 10 s") {
+            Thread.sleep(forTimeInterval: 0.5)
+            text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        let errors = text.split(separator: "\n").filter { $0.hasPrefix("20") && $0.contains("Z error: ") }
+        #expect(errors.count >= 2, "\(text)")
+        #expect(errors.first?.contains("Z error: E_NETWORK: cannot reach") == true && errors.first?.hasSuffix("(next try in 5 s)") == true, "\(text)")
+        #expect(errors.dropFirst().first?.hasSuffix("(next try in 10 s)") == true, "\(text)")
+        #expect(try run("git", ["rev-list", "--count", "HEAD"], in: fixture.ann).stdout != commitsBefore)
+    }
 }

@@ -70,7 +70,7 @@ struct WatchCommand: AsyncCohortCommand {
                     failures += 1
                     let delay = min(300, 5 * pow(2, Double(min(failures - 1, 8))))
                     retryAt = Date().addingTimeInterval(delay)
-                    Terminal.error("\(Date().formatted(.iso8601)) \(failed.description) (next try in \(Int(delay)) s)")
+                    Terminal.note("\(Date().formatted(.iso8601)) error: \(failed.description) (next try in \(Int(delay)) s)")
                 } else {
                     failures = 0
                     retryAt = .distantPast
