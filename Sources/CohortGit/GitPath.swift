@@ -18,6 +18,15 @@ public enum GitPath {
         }
     }
 
+    /// Whether git would check out `path` (slash-separated), its last part with mode `mode`, on every
+    /// platform: each component passes `refusal(component:mode:)`.
+    public static func isValid(path: String, mode: UInt32 = 0o100644) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        return parts.enumerated().allSatisfy { index, part in
+            refusal(component: String(part), mode: index == parts.count - 1 ? mode : 0o040000) == nil
+        }
+    }
+
     /// Why git refuses the component `name` with mode `mode`, or nil when it is a valid name.
     public static func refusal(component name: String, mode: UInt32) -> String? {
         // Most names are plain ASCII that starts with neither '.' nor 'g': none of git's special

@@ -115,7 +115,8 @@ extension Repository {
                 clashes = FolderClash.find(in: merged)
             }
             guard clashes.isEmpty else {
-                throw CohortError(.git, "cannot merge: \(clashes[0].file.path) is a file on one side and a folder on the other")
+                throw CohortError(.git, "cannot merge: \(clashes[0].file.path) is a file on one side and a folder on the other",
+                                  hint: "rename or move one of them on this device, commit, and sync again")
             }
             // Only what changed is touched: entries that went or changed leave first, so that adding
             // the rest never meets a clash.

@@ -57,16 +57,17 @@ extension Workspace {
                 try apply(change, from: from, at: path, copyLabel: copyLabel, asideLabel: asideLabel, now: now, into: &outcome)
             } catch {
                 let reason = (error as? CohortError)?.reason ?? "\(error)"
-                outcome.unwritten.append(UnwrittenPaths.Path(path: path, from: from, reason: reason, refused: !Self.isWritableName(path)))
+                outcome.unwritten.append(UnwrittenPaths.Path(path: path, from: from, reason: reason, refused: !GitPath.isValid(path: path)))
             }
             done += 1
             if done == max(1, changes.count / 2) { FaultPoint.reach(.midCheckout) }
         }
-        for path in try repository.resetIndex(to: new) where !outcome.unwritten.contains(where: { $0.path == path }) {
+        var reached = Set(outcome.unwritten.map(\.path))
+        for path in try repository.resetIndex(to: new) where reached.insert(path).inserted {
             outcome.unwritten.append(UnwrittenPaths.Path(path: path, from: nil, reason: "git refuses this name in a working folder", refused: true))
         }
         // Listed paths this checkout did not reach (refused names) stay listed.
-        for path in listed.paths where path.refused == true && !outcome.unwritten.contains(where: { $0.path == path.path }) {
+        for path in listed.paths where path.refused == true && !reached.contains(path.path) {
             if try repository.entry(at: path.path, inTree: new) != nil { outcome.unwritten.append(path) }
         }
         outcome.newlyUnwritten = outcome.unwritten.filter { listed[$0.path] == nil }
@@ -79,7 +80,7 @@ extension Workspace {
         let url: URL
         do {
             url = try safeLocation(of: path)
-        } catch where change.newID == nil && Self.isWritableName(path) {
+        } catch where change.newID == nil && GitPath.isValid(path: path) {
             // A deletion beneath something that is not a folder here: there is nothing to delete.
             return
         }
@@ -185,7 +186,8 @@ extension Workspace {
     /// The location of tree path `path` in the workspace, if every folder on the way is a real folder
     /// (or missing) and no part of it is `.`, `..` or any spelling of `.git`; `E_NOT_PERMITTED` otherwise.
     func safeLocation(of path: String) throws -> URL {
-        guard Self.isWritableName(path) else { throw CohortError(.notPermitted, "\(path) is not a path a workspace holds") }
+        // Names git refuses on some system (`.git` in any spelling, `..`, NTFS and HFS+ aliases).
+        guard GitPath.isValid(path: path) else { throw CohortError(.notPermitted, "git refuses this name in a working folder") }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         var folder = directory
         for part in parts.dropLast() {
@@ -197,17 +199,6 @@ extension Workspace {
             }
         }
         return directory.appendingPathComponent(path)
-    }
-
-    /// Whether no part of `path` is empty, `.`, `..` or any spelling of `.git`: `.GIT`, `.git.` or
-    /// `.git ` (case-folding and trailing-dot file systems) and `git~1` (its short name on NTFS).
-    static func isWritableName(_ path: String) -> Bool {
-        path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { part in
-            var folded = part.lowercased()
-            while folded.hasSuffix(".") || folded.hasSuffix(" ") { folded.removeLast() }
-            return !part.isEmpty && part != "." && part != ".." && folded != ".git" && folded != "git~1"
-                && !part.contains("\\") && !part.contains("\0")
-        }
     }
 
     func write(_ blob: ObjectID, mode: UInt32, to url: URL, replacing: Bool = true) throws {

@@ -41,7 +41,7 @@ extension Workspace {
         guard reachable else {
             throw CohortError(.notFound, "\(revision) is not in this collaboration's history", hint: "pick a commit from `cohort history \(path)`")
         }
-        guard !CohortLayout.isCohortPath(path), Self.isWritableName(path) else {
+        guard !CohortLayout.isCohortPath(path), GitPath.isValid(path: path) else {
             throw CohortError(.notPermitted, "\(path) is not a file a collaboration shares")
         }
         guard let old = try repository.entry(at: path, inTree: repository.tree(ofCommit: from)), !old.isTree else {
@@ -65,17 +65,13 @@ extension Workspace {
         let location = try safeLocation(of: path)
         let folder = stamp(now)
         var savedAside: String?
-        var info = stat()
-        if lstat(location.path, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFREG || info.st_mode & S_IFMT == S_IFLNK, let onDisk = onDiskID(location) else {
-                throw CohortError(.io, "\(path) in this folder is not a file Cohort can read", hint: "move it away, then restore again")
-            }
-            if onDisk != current?.id { savedAside = try saveAside(path, from: location, in: folder) }
+        if let onDisk = try readableVersion(at: location, path), onDisk != current?.id {
+            savedAside = try saveAside(path, from: location, in: folder)
         }
         // The file first: should the commit fail, the folder already holds what was asked for, and
         // the next commit or sync shares it.
         try write(old.id, mode: old.mode, to: location)
-        let pending = PendingChanges(head: head, content: tree, changes: try repository.changes(from: headTree, to: tree))
+        let pending = PendingChanges(head: head, content: tree, changes: changes)
         let summary = try commitChanges(message: "Restore \(path) as it was at \(from.hex.prefix(12))", now: now, pending: pending)
         try repository.stage([path])
         return RestoreOutcome(from: from, summary: summary, savedAside: savedAside.map { folder.appendingPathComponent($0).path })
@@ -98,19 +94,12 @@ extension Workspace {
         let headTree = try repository.tree(ofCommit: pending.head.commit)
         // Everything is saved before anything is replaced.
         for change in chosen {
-            guard let path = change.newPath else { continue }
-            let location = try safeLocation(of: path)
-            var info = stat()
-            guard lstat(location.path, &info) == 0 else { continue }
-            guard onDiskID(location) != nil else {
-                throw CohortError(.io, "\(path) is not a file Cohort can read, so it cannot be saved aside; nothing was discarded",
-                                  hint: "move it away yourself, then discard again")
-            }
-            _ = try saveAside(path, from: location, in: folder)
+            guard let path = change.newPath, try readableVersion(at: safeLocation(of: path), path) != nil else { continue }
+            _ = try saveAside(path, from: safeLocation(of: path), in: folder)
         }
         for change in chosen {
-            let inHead = try change.newPath.flatMap { try repository.entry(at: $0, inTree: headTree) } != nil
-            if let path = change.newPath, change.kind != .modified || !inHead {
+            // A file created or renamed here goes; an edited one is written over just below.
+            if let path = change.newPath, change.kind != .modified {
                 let location = try safeLocation(of: path)
                 if unlink(location.path) != 0, errno != ENOENT {
                     throw CohortError(.io, "cannot remove \(path): \(String(cString: strerror(errno)))")
@@ -163,10 +152,17 @@ extension Workspace {
         return path
     }
 
-    /// The blob id of the file or link at `location`, nil when there is none (or a folder, or
-    /// something Cohort cannot read).
-    private func onDiskID(_ location: URL) -> ObjectID? {
-        guard case .entry(let id)? = try? onDisk(location) else { return nil }
-        return id
+    /// The blob id of the file or link at `location` (nil: nothing there); `E_IO` for anything else
+    /// (a folder, a pipe, a file Cohort cannot read), which could not be saved aside before being replaced.
+    private func readableVersion(at location: URL, _ path: String) throws -> ObjectID? {
+        switch try onDisk(location) {
+        case .absent:
+            return nil
+        case .entry(let id?):
+            return id
+        default:
+            throw CohortError(.io, "\(path) in this folder is not a file Cohort can read, so it cannot be saved aside; nothing was changed",
+                              hint: "move it away yourself, then try again")
+        }
     }
 }

@@ -39,14 +39,19 @@ extension Workspace {
         status.interrupted = journal.move != nil
         // Staging refreshes the index: never beside a running sync, which moves it. When one runs,
         // the local changes are left for later and the sync is named.
-        if let lock = try? SyncLock.acquire(in: repository.gitDirectory, wait: 3) {
+        let lock: SyncLock?
+        do {
+            lock = try SyncLock.acquire(in: repository.gitDirectory, wait: 3)
+        } catch let error as CohortError where error.code == .busy {
+            lock = nil
+            status.running = SyncLock.runningHolder(in: repository.gitDirectory).map { ($0.pid, $0.host, $0.since) }
+                ?? (0, "?", Date())
+        }
+        if let lock {
             defer { lock.release() }
             let pending = try pendingChanges()
             status.changes = pending.changes
             status.heldBack = try massDeletion(pending, share: SyncOptions().massDeleteShare)
-        } else {
-            status.running = SyncLock.runningHolder(in: repository.gitDirectory).map { ($0.pid, $0.host, $0.since) }
-                ?? (0, "?", Date())
         }
         let head = try head().commit
         if let upstream = try repository.resolve("refs/remotes/\(remote)/main") {

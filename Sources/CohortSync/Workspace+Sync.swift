@@ -50,7 +50,7 @@ extension Workspace {
             try finish(move, journal: &journal, report: &report, aside: aside, now: now())
             report.resumed = true
         }
-        if try !UnwrittenPaths.load(from: repository.gitDirectory).isEmpty {
+        if FileManager.default.fileExists(atPath: UnwrittenPaths.url(in: repository.gitDirectory).path) {
             // Paths an earlier sync could not write: tried again before anything is committed.
             step = .checkout
             let tree = try repository.tree(ofCommit: head().commit)
@@ -61,7 +61,7 @@ extension Workspace {
                               hint: "publish it (`cohort publish URL`), clone it from a link, or `git remote add \(options.remote) URL`")
         }
         let access = RemoteAccess(url: url, home: home, client: client)
-        report.handles = Dictionary(state.membership.participants.compactMap { p in p.handle.map { (p.root, $0) } }, uniquingKeysWith: { a, _ in a })
+        report.handles = state.membership.handles
 
         step = .commit
         let pending = try pendingChanges()

@@ -79,12 +79,15 @@ public struct UnwrittenPaths: Codable, Sendable, Equatable {
         return false
     }
 
-    static let relativePath = "cohort/sync/unwritten.json"
+    /// `<git dir>/cohort/sync/unwritten.json`; absent when nothing waits.
+    public static func url(in gitDirectory: URL) -> URL {
+        gitDirectory.appendingPathComponent("cohort/sync/unwritten.json")
+    }
 
     /// The list; none when the file does not exist. A list that exists but cannot be read is an error
     /// (`E_IO`): without it, what was not written would read as the person's deletions.
     public static func load(from gitDirectory: URL) throws -> UnwrittenPaths {
-        let url = gitDirectory.appendingPathComponent(relativePath)
+        let url = url(in: gitDirectory)
         guard FileManager.default.fileExists(atPath: url.path) else { return UnwrittenPaths() }
         let data = try AtomicFile.read(url, maxBytes: 1 << 30, what: "list of unwritten paths")
         do {
@@ -96,7 +99,7 @@ public struct UnwrittenPaths: Codable, Sendable, Equatable {
     }
 
     public func save(to gitDirectory: URL) throws {
-        let url = gitDirectory.appendingPathComponent(Self.relativePath)
+        let url = Self.url(in: gitDirectory)
         if paths.isEmpty {
             if unlink(url.path) != 0, errno != ENOENT {
                 throw CohortError(.io, "cannot remove \(url.path): \(String(cString: strerror(errno)))")

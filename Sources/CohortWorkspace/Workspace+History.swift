@@ -20,8 +20,7 @@ extension Workspace {
     public func history(of path: String, limit: Int = 1000) throws -> [FileEvent] {
         let head = try head().commit
         _ = try repository.verifyHistory(to: head)
-        let handles = Dictionary(try state().membership.participants.compactMap { p in p.handle.map { (p.root, $0) } },
-                                 uniquingKeysWith: { first, _ in first })
+        let handles = try state().membership.handles
         var names: Set<String> = [path]
         var seen = Set<String>()
         var events: [FileEvent] = []

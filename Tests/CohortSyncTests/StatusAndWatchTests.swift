@@ -47,16 +47,8 @@ struct StatusAndWatchTests {
     @Test("watch syncs when changes settle, and stops cleanly on SIGTERM", .timeLimit(.minutes(3)))
     func watch() throws {
         let fixture = try SyncFixture()
-        let process = Process()
-        process.executableURL = cohortBinary
-        process.arguments = ["watch", "--interval", "600", "--settle", "0.5"]
-        process.currentDirectoryURL = fixture.ann
-        process.environment = ProcessInfo.processInfo.environment.merging(["COHORT_HOME": fixture.scenario.ann.home.directory.path]) { $1 }
         let output = fixture.temp.path("watch.out")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: output)
-        try process.run()
+        let process = try Self.startWatch(in: fixture, ["--interval", "600", "--settle", "0.5"], output: output)
         let before = try fixture.serverTip()
         // Let the first (interval) sync pass, then change a file.
         Thread.sleep(forTimeInterval: 3)
@@ -84,16 +76,8 @@ struct StatusAndWatchTests {
         #expect(try run("git", ["remote", "set-url", "origin", fixture.temp.path("unplugged.git").path], in: fixture.ann).status == 0)
         try fixture.write("offline edit\n", "offline.md", in: fixture.ann)
         let commitsBefore = try run("git", ["rev-list", "--count", "HEAD"], in: fixture.ann).stdout
-        let process = Process()
-        process.executableURL = cohortBinary
-        process.arguments = ["watch", "--interval", "1", "--settle", "0.5"]
-        process.currentDirectoryURL = fixture.ann
-        process.environment = ProcessInfo.processInfo.environment.merging(["COHORT_HOME": fixture.scenario.ann.home.directory.path]) { $1 }
-        let output = fixture.temp.path("watch.err")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: output)
-        try process.run()
+        let output = fixture.temp.path("watch.out")
+        let process = try Self.startWatch(in: fixture, ["--interval", "1", "--settle", "0.5"], output: output)
         let deadline = Date().addingTimeInterval(30)
         var text = ""
         while Date() < deadline, !text.contains("next try in 10 s") {
@@ -107,5 +91,21 @@ struct StatusAndWatchTests {
         #expect(errors.first?.contains("Z error: E_NETWORK: cannot reach") == true && errors.first?.hasSuffix("(next try in 5 s)") == true, "\(text)")
         #expect(errors.dropFirst().first?.hasSuffix("(next try in 10 s)") == true, "\(text)")
         #expect(try run("git", ["rev-list", "--count", "HEAD"], in: fixture.ann).stdout != commitsBefore)
+    }
+
+    /// `cohort watch ARGUMENTS` in Ann's workspace, standard output and error into `output`.
+    static func startWatch(in fixture: SyncFixture, _ arguments: [String], output: URL) throws -> Process {
+        let process = Process()
+        process.executableURL = cohortBinary
+        process.arguments = ["watch"] + arguments
+        process.currentDirectoryURL = fixture.ann
+        process.environment = ProcessInfo.processInfo.environment.merging(["COHORT_HOME": fixture.scenario.ann.home.directory.path]) { $1 }
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        // One handle for both, so that lines from the two streams never overwrite each other.
+        let handle = try FileHandle(forWritingTo: output)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        return process
     }
 }

@@ -50,11 +50,7 @@ struct SyncClashTests {
     @Test("an ignored file where a folder arrives: not written, exit 1, and never shared as a deletion")
     func ignoredFileInTheWay() throws {
         let fixture = try SyncFixture()
-        let bo = try fixture.workspace("bo", for: fixture.scenario.bo.home)
-        try Data("docs\n".utf8).write(to: fixture.ann.appendingPathComponent(".git/info/exclude"))
-        try fixture.write("ann's private scratch\n", "docs", in: fixture.ann)
-        try fixture.write("bo's guide\n", "docs/guide.md", in: bo)
-        #expect(try fixture.sync(bo, as: fixture.scenario.bo.home).status == 0)
+        let bo = try Self.docsBlockedForAnn(fixture)
         let tip = try fixture.serverTip()
         for _ in 1...2 {
             let synced = try fixture.sync(fixture.ann, as: fixture.scenario.ann.home)
@@ -66,7 +62,7 @@ struct SyncClashTests {
             #expect(status.stdout.contains("no local changes"), "\(status.stdout)")
             #expect(status.stdout.contains("not written: docs/guide.md"), "\(status.stdout)")
         }
-        #expect(fixture.read("docs", in: fixture.ann) == "ann's private scratch\n")
+        #expect(fixture.read("docs", in: fixture.ann) == "ann's scratch\n")
         #expect(try run("git", ["--git-dir", fixture.bare.path, "show", "main:docs/guide.md"], in: fixture.temp.url).stdout == "bo's guide\n")
         // Once the way is clear, the next sync writes it and all is well.
         try FileManager.default.moveItem(at: fixture.ann.appendingPathComponent("docs"), to: fixture.ann.appendingPathComponent("scratch.txt"))
@@ -74,6 +70,16 @@ struct SyncClashTests {
         #expect(cleared.status == 0, "\(cleared.stdout) \(cleared.stderr)")
         #expect(fixture.read("docs/guide.md", in: fixture.ann) == "bo's guide\n")
         #expect(try run("git", ["--git-dir", fixture.bare.path, "show", "main:docs/guide.md"], in: fixture.temp.url).stdout == "bo's guide\n")
+    }
+
+    /// Ann keeps an ignored file `docs`; Bo shares `docs/guide.md`, which her folder cannot take.
+    static func docsBlockedForAnn(_ fixture: SyncFixture) throws -> URL {
+        let bo = try fixture.workspace("bo", for: fixture.scenario.bo.home)
+        try Data("docs\n".utf8).write(to: fixture.ann.appendingPathComponent(".git/info/exclude"))
+        try fixture.write("ann's scratch\n", "docs", in: fixture.ann)
+        try fixture.write("bo's guide\n", "docs/guide.md", in: bo)
+        #expect(try fixture.sync(bo, as: fixture.scenario.bo.home).status == 0)
+        return bo
     }
 
     @Test("a folder that cannot be written to: the edit waits, and is never reverted on the server")
@@ -292,11 +298,7 @@ struct SyncReviewFindingTests {
     @Test("a path waiting to be written that the collaboration then deletes stops waiting")
     func deletedWhileWaiting() throws {
         let fixture = try SyncFixture()
-        let bo = try fixture.workspace("bo", for: fixture.scenario.bo.home)
-        try Data("docs\n".utf8).write(to: fixture.ann.appendingPathComponent(".git/info/exclude"))
-        try fixture.write("ann's scratch\n", "docs", in: fixture.ann)
-        try fixture.write("bo's guide\n", "docs/guide.md", in: bo)
-        #expect(try fixture.sync(bo, as: fixture.scenario.bo.home).status == 0)
+        let bo = try SyncClashTests.docsBlockedForAnn(fixture)
         #expect(try fixture.sync(fixture.ann, as: fixture.scenario.ann.home).status == 1)
         try FileManager.default.removeItem(at: bo.appendingPathComponent("docs"))
         #expect(try fixture.sync(bo, as: fixture.scenario.bo.home).status == 0)
@@ -406,5 +408,18 @@ struct SyncReviewFindingTests {
         let running = try fixture.cohort(["status"], in: fixture.ann, as: fixture.scenario.ann.home)
         #expect(running.status == 0, "\(running.stderr)")
         #expect(running.stdout.contains("a sync is running"), "\(running.stdout)")
+    }
+
+    @Test("restore refuses a path a sync is still waiting to write")
+    func restoreWaitsForUnwritten() throws {
+        let fixture = try SyncFixture()
+        let bo = try SyncClashTests.docsBlockedForAnn(fixture)
+        let first = try fixture.serverTip()
+        try fixture.write("bo's guide, second\n", "docs/guide.md", in: bo)
+        #expect(try fixture.sync(bo, as: fixture.scenario.bo.home).status == 0)
+        #expect(try fixture.sync(fixture.ann, as: fixture.scenario.ann.home).status == 1)
+        let refused = try fixture.cohort(["restore", "docs/guide.md", "--at", first], in: fixture.ann, as: fixture.scenario.ann.home)
+        #expect(refused.status == 1 && refused.stderr.hasPrefix("error: E_NOT_PERMITTED: docs/guide.md is where a sync could not write"), "\(refused.stderr)")
+        #expect(fixture.read("docs", in: fixture.ann) == "ann's scratch\n")
     }
 }

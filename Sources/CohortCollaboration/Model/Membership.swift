@@ -68,6 +68,12 @@ public struct Membership: SignedPayload, Hashable {
         return roots
     }
 
+    /// Each active participant's handle (where known), by root (lowercase hex).
+    public var handles: [String: String] {
+        Dictionary(participants.compactMap { participant in participant.handle.map { (participant.root, $0) } },
+                   uniquingKeysWith: { first, _ in first })
+    }
+
     /// The active participant whose handle is `handle`.
     public func participant(handle: String) -> Participant? {
         participants.first { $0.handle == handle }

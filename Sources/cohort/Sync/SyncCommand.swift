@@ -93,13 +93,8 @@ enum SyncRun {
         defer { Task { await client.shutdown() } }
         return try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result {
-                    do {
-                        return try box.workspace.sync(options, client: client)
-                    } catch let violation as Violation {
-                        throw violation.asError
-                    }
-                })
+                // Past the lock, every failure is in the report: only a busy lock throws.
+                continuation.resume(with: Result { try box.workspace.sync(options, client: client) })
             }.start()
         }
     }
