@@ -35,6 +35,34 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: target.path), "the refused clone was left behind", sourceLocation: sourceLocation)
     }
 
+    /// The attack forced onto the server's `main` past the hook (as a careless admin or a broken forge
+    /// would): the owner's `cohort sync` refuses it with the same code, merges nothing, and every byte
+    /// of the owner's unsaved edit stays where it was.
+    func expectSyncRefuses(_ server: HookServer, _ attacker: Workspace, attack: ObjectID, code: CohortError.Code,
+                           sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let scenario = server.scenario
+        let owner = scenario.owner.directory
+        _ = try run("git", ["remote", "add", "origin", server.remote], in: owner)
+        let edit = Data("ann's unsaved edit \u{1F35E}\n".utf8) + Data((0..<256).map { UInt8($0) })
+        let edited = owner.appendingPathComponent("bread/unsaved.md")
+        try FileManager.default.createDirectory(at: edited.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try edit.write(to: edited)
+        let headBefore = try run("git", ["rev-parse", "HEAD"], in: owner).stdout
+        #expect(try run("git", ["--git-dir", server.bare.path, "fetch", "-q", attacker.directory.path, "+\(attack.hex):refs/heads/main"],
+                        in: scenario.temp.url).status == 0, sourceLocation: sourceLocation)
+        let synced = try run(cohortBinary.path, ["sync"], in: owner, environment: ["COHORT_HOME": scenario.ann.home.directory.path])
+        #expect(synced.status == 1, "\(synced.stdout)", sourceLocation: sourceLocation)
+        #expect(synced.stderr.hasPrefix("error: \(code.rawValue): the remote's history failed verification"), "\(synced.stderr)",
+                sourceLocation: sourceLocation)
+        #expect((try? Data(contentsOf: edited)) == edit, sourceLocation: sourceLocation)
+        // Ann's edit was committed here, on top of what she had; nothing of the attack came in.
+        #expect(try run("git", ["merge-base", "--is-ancestor", headBefore.trimmingCharacters(in: .whitespacesAndNewlines), "HEAD"], in: owner).status == 0,
+                sourceLocation: sourceLocation)
+        #expect(try run("git", ["merge-base", "--is-ancestor", attack.hex, "HEAD"], in: owner).status != 0, sourceLocation: sourceLocation)
+        let written = try FileManager.default.subpathsOfDirectory(atPath: owner.path).filter { !$0.hasPrefix(".git/") && $0 != ".git" }
+        #expect(!written.contains { $0.lowercased().contains(".git") || $0.contains("~1") }, "\(written)", sourceLocation: sourceLocation)
+    }
+
     /// A hooked server, `person`'s clone of it and its head: where attacks on one commit start.
     func cloned(by person: (Scenario) -> TestPerson) throws -> (HookServer, Workspace, good: ObjectID) {
         let server = try HookServer(transport: .local)
@@ -250,6 +278,7 @@ import Testing
             author: Person(name: "Bo", email: "bo@example.com"), sign: { try SSHSignature.sign($0, with: me.key) })
         try Attacks.point(bo, at: id)
         try expectOneVerdict(server, bo, home: scenario.bo.home, attack: id, good: good, code: .badProof, at: id)
+        try expectSyncRefuses(server, bo, attack: id, code: .badProof)
     }
 
     // 3. Refs the hook never checked.
@@ -305,6 +334,7 @@ import Testing
         let tree = try Attacks.treeAdding(components, content: Data("[core]\n".utf8), to: bo)
         let id = try commitTree(bo, tree: tree, parents: [good], signer: signer(scenario.bo.home, in: bo), message: "odd path")
         try expectOneVerdict(server, bo, home: scenario.bo.home, attack: id, good: good, code: .notPermitted, at: id)
+        try expectSyncRefuses(server, bo, attack: id, code: .notPermitted)
     }
 
     // 8. Smaller rules.
