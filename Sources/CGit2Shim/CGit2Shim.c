@@ -1,3 +1,7 @@
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <unistd.h>
+#include <spawn.h>
 #include "CGit2Shim.h"
 
 int cohort_git_set_owner_validation(int enabled) {
@@ -26,4 +30,14 @@ int cohort_git_set_ssl_cert_file(const char *file) {
 
 int cohort_git_set_user_agent(const char *agent) {
     return git_libgit2_opts(GIT_OPT_SET_USER_AGENT, agent);
+}
+
+int cohort_spawn_chdir_and_close(void *actions, const char *directory) {
+    int result = posix_spawn_file_actions_addchdir_np(actions, directory);
+    if (result != 0) return result;
+    return posix_spawn_file_actions_addclosefrom_np(actions, 3);
+}
+
+int cohort_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
 }

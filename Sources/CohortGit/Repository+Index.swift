@@ -6,34 +6,31 @@ import Foundation
 extension Repository {
     /// Stages every change in the working directory, except what `.gitignore` ignores: new and changed
     /// files unless `skipNew` says so, changes and deletions of tracked files unless `skipTracked` says
-    /// so. One pass over the files (a diff of the index against them, which also records the stat data
-    /// of unchanged files so the next pass need not hash them). Writes the index and returns its tree.
-    public func stageAll(skippingNew skipNew: (String) -> Bool, skippingTracked skipTracked: (String) -> Bool) throws -> ObjectID {
+    /// so. One pass over the files, which also records the stat data of unchanged files so the next
+    /// pass need not hash them: `git status` where git is installed (its scan is several times faster
+    /// than libgit2's), else a diff of the index against the files. Writes the index when something
+    /// changed and returns its tree.
+    public func stageAll(skippingNew skipNew: (String) -> Bool, skippingTracked skipTracked: (String) -> Bool,
+                         git: String? = GitCommand.executable) throws -> ObjectID {
+        let scanned = git.flatMap { try? scanWithGit($0) }
+        if scanned?.clean == true, let head = try resolve("HEAD") {
+            return try tree(ofCommit: head)
+        }
         let index = try freshIndex()
         defer { git_index_free(index) }
-        var options = git_diff_options()
-        try check(git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION)), "diff options")
-        options.flags = GIT_DIFF_UPDATE_INDEX.rawValue | GIT_DIFF_INCLUDE_UNTRACKED.rawValue | GIT_DIFF_RECURSE_UNTRACKED_DIRS.rawValue
-            | GIT_DIFF_INCLUDE_TYPECHANGE.rawValue
-        var diff: OpaquePointer?
-        try check(git_diff_index_to_workdir(&diff, pointer, index, &options), "cannot compare the index with the files")
-        defer { git_diff_free(diff) }
-        for position in 0..<git_diff_num_deltas(diff) {
-            guard let delta = git_diff_get_delta(diff, position)?.pointee else { continue }
-            switch delta.status {
-            case GIT_DELTA_UNTRACKED:
-                guard let raw = delta.new_file.path else { continue }
-                let path = String(cString: raw)
-                // A folder reported whole (a nested repository) is not Cohort's to take in.
-                if !path.hasSuffix("/"), !skipNew(path) { try check(git_index_add_bypath(index, raw), "cannot stage \(path)") }
-            case GIT_DELTA_MODIFIED, GIT_DELTA_TYPECHANGE:
-                guard let raw = delta.new_file.path else { continue }
-                let path = String(cString: raw)
-                if !skipTracked(path) { try check(git_index_add_bypath(index, raw), "cannot stage \(path)") }
-            case GIT_DELTA_DELETED:
-                guard let raw = delta.old_file.path else { continue }
-                let path = String(cString: raw)
-                if !skipTracked(path) { try check(git_index_remove_bypath(index, raw), "cannot stage the deletion of \(path)") }
+        let changes = try scanned?.changes ?? scanWithLibgit2(index)
+        for change in changes {
+            // A folder reported whole (a nested repository) is not Cohort's to take in.
+            guard change.path.last != UInt8(ascii: "/") else { continue }
+            let path = String(decoding: change.path, as: UTF8.self)
+            let raw = change.path.map { CChar(bitPattern: $0) } + [0]
+            switch change.kind {
+            case .untracked where !skipNew(path):
+                try check(git_index_add_bypath(index, raw), "cannot stage \(path)")
+            case .modified where !skipTracked(path):
+                try check(git_index_add_bypath(index, raw), "cannot stage \(path)")
+            case .deleted where !skipTracked(path):
+                try check(git_index_remove_bypath(index, raw), "cannot stage the deletion of \(path)")
             default:
                 continue
             }
@@ -43,7 +40,11 @@ extension Repository {
         // all of them again.
         var oid = git_oid()
         try check(GitRuntime.trustingIndexEntries { git_index_write_tree(&oid, index) }, "cannot write the staged tree")
-        try check(git_index_write(index), "cannot write the index")
+        // libgit2's look at the files refreshes stat data in memory, which the index must keep; after
+        // git's, an index with nothing staged is as it was.
+        if scanned == nil || !changes.isEmpty {
+            try check(git_index_write(index), "cannot write the index")
+        }
         return ObjectID(oid)
     }
 
@@ -54,6 +55,45 @@ extension Repository {
         for path in paths {
             try check(git_index_add_bypath(index, path), "cannot stage \(path)")
         }
+        try check(git_index_write(index), "cannot write the index")
+    }
+
+    /// Records files Cohort has just written with `written` contents in the index, with the stat data
+    /// the files have now and without reading them back. A file that is no longer there is left out.
+    public func stage(written: [String: Data]) throws {
+        guard let directory = workingDirectory, !written.isEmpty else { return }
+        let index = try freshIndex()
+        defer { git_index_free(index) }
+        for (path, data) in written.sorted(by: { $0.key < $1.key }) {
+            var status = stat()
+            guard lstat(directory.appendingPathComponent(path).path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+                  status.st_size == data.count else { continue }
+            var oid = git_oid()
+            try data.withUnsafeBytes { bytes in
+                try check(git_odb_hash(&oid, bytes.baseAddress, bytes.count, GIT_OBJECT_BLOB), "cannot hash \(path)")
+            }
+            var entry = git_index_entry()
+            entry.ctime = git_index_time(seconds: Int32(truncatingIfNeeded: status.st_ctim.tv_sec),
+                                         nanoseconds: UInt32(truncatingIfNeeded: status.st_ctim.tv_nsec))
+            entry.mtime = git_index_time(seconds: Int32(truncatingIfNeeded: status.st_mtim.tv_sec),
+                                         nanoseconds: UInt32(truncatingIfNeeded: status.st_mtim.tv_nsec))
+            entry.dev = UInt32(truncatingIfNeeded: status.st_dev)
+            entry.ino = UInt32(truncatingIfNeeded: status.st_ino)
+            entry.mode = (status.st_mode & 0o100) != 0 ? 0o100755 : 0o100644
+            entry.uid = status.st_uid
+            entry.gid = status.st_gid
+            entry.file_size = UInt32(truncatingIfNeeded: status.st_size)
+            entry.id = oid
+            let added = path.withCString { raw in
+                entry.path = raw
+                return git_index_add(index, &entry)
+            }
+            try check(added, "cannot stage \(path)")
+        }
+        // The folders' trees are in the database already (the commit holds them): writing them again
+        // only refreshes the index's tree cache, so that the next sync need not build them.
+        var tree = git_oid()
+        try check(GitRuntime.trustingIndexEntries { git_index_write_tree(&tree, index) }, "cannot write the staged tree")
         try check(git_index_write(index), "cannot write the index")
     }
 

@@ -72,11 +72,11 @@ public final class Workspace {
                                        message: "cohort: \(message.split(separator: "\n").first ?? "")")
         // The commit is made: what follows only mirrors `.cohort/` into the folder (Cohort reads it
         // from the commits), so a failure here (a full disk) must not make the commit look undone.
-        try? writeFiles(files)
-        // The files were just written with the commit's content: staging them as they are keeps their
-        // stat data (resetting all of `.cohort/` would drop every earlier notice's, and the next look
-        // at the files would hash them all again).
-        if !files.isEmpty { try? repository.stage(files.keys.sorted()) }
+        let written = files.filter { (try? writeFiles([$0.key: $0.value])) != nil }
+        // The files were just written with the commit's content: recording them in the index with
+        // their stat data (resetting all of `.cohort/` would drop every earlier notice's) means the
+        // next look at the files need not hash them.
+        try? repository.stage(written: written)
         return id
     }
 

@@ -27,4 +27,11 @@ int cohort_git_set_ssl_cert_file(const char *file);
 /// Sets the User-Agent libgit2 sends over HTTP.
 int cohort_git_set_user_agent(const char *agent);
 
+/// Child-process set-up Swift cannot reach (glibc declares these only for _GNU_SOURCE): `actions`
+/// change to `directory` and close every descriptor from 3 up before the program runs.
+int cohort_spawn_chdir_and_close(void *actions, const char *directory);
+
+/// pipe2(fds, O_CLOEXEC).
+int cohort_pipe_cloexec(int fds[2]);
+
 #endif

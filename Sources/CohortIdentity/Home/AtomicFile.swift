@@ -10,8 +10,9 @@ import Darwin
 public enum AtomicFile {
     /// Writes `data` to `url` with `mode`. With `replacing: false` an existing file is never touched
     /// and the write fails with `E_IO`.
-    /// With `durable: false` the file is still replaced atomically but not flushed to disk first: for
-    /// copies of what is already stored durably elsewhere (a working file of a committed blob).
+    /// With `durable: false` the file is still replaced atomically but neither it nor its folder is
+    /// flushed to disk: for copies of what is already stored durably elsewhere (a working file of a
+    /// committed blob).
     public static func write(_ data: Data, to url: URL, mode: mode_t, replacing: Bool, durable: Bool = true) throws {
         let directory = url.deletingLastPathComponent()
         // `.NAME.cohort-N.tmp`, or `.cohort-N.tmp` where that would pass a file system's 255-byte limit.
@@ -50,7 +51,7 @@ public enum AtomicFile {
                 throw failure("create", url)
             }
         }
-        syncDirectory(directory)
+        if durable { syncDirectory(directory) }
     }
 
     /// Reads at most `maxBytes` from `url`; a larger file is `E_MALFORMED`, a missing one `E_IO`.
