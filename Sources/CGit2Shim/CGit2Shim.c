@@ -33,11 +33,23 @@ int cohort_git_set_user_agent(const char *agent) {
 }
 
 int cohort_spawn_chdir_and_close(void *actions, const char *directory) {
+#if defined(__linux__)
     int result = posix_spawn_file_actions_addchdir_np(actions, directory);
     if (result != 0) return result;
     return posix_spawn_file_actions_addclosefrom_np(actions, 3);
+#else
+    /* Elsewhere every descriptor Cohort opens is close-on-exec already. */
+    return posix_spawn_file_actions_addchdir_np(actions, directory);
+#endif
 }
 
 int cohort_pipe_cloexec(int fds[2]) {
+#if defined(__linux__)
     return pipe2(fds, O_CLOEXEC);
+#else
+    if (pipe(fds) != 0) return -1;
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    return 0;
+#endif
 }

@@ -14,7 +14,10 @@ public enum GitCommand {
     public static let executable: String? = {
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/git") { return "/usr/bin/git" }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        return path.split(separator: ":").map { "\($0)/git" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        // Absolute entries only: a relative one (`.`, `bin`) would find a `git` inside the folder, which
+        // a collaborator can commit.
+        return path.split(separator: ":").filter { $0.hasPrefix("/") }.map { "\($0)/git" }
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
     }()
 
     /// What a finished git said.
@@ -25,13 +28,17 @@ public enum GitCommand {
     }
 
     /// Runs `git ARGUMENTS` in `directory` and waits for it (not for what it leaves running in the
-    /// background). Variables that would point git at another repository, index or object store are
-    /// removed from its environment, and it never prompts. With `collect: false` its output goes to
+    /// background). Variables that would point git at another repository, index or object store, or
+    /// configure it, are removed from its environment, and it never prompts. With `collect: false` its output goes to
     /// /dev/null.
     static func run(_ arguments: [String], in directory: URL, git: String, collect: Bool = true) throws -> Output {
         var environment = ProcessInfo.processInfo.environment
-        for name in ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-                     "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"] {
+        // Nothing that points git at another repository, index or object store, or gives it settings
+        // libgit2 would not read (so that both see the same ignore rules).
+        for name in environment.keys where name.hasPrefix("GIT_CONFIG") || [
+            "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR",
+            "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+        ].contains(name) {
             environment[name] = nil
         }
         environment["GIT_TERMINAL_PROMPT"] = "0"
@@ -54,9 +61,8 @@ public enum GitCommand {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         }
-        guard cohort_spawn_chdir_and_close(&actions, directory.path) == 0 else {
-            throw CohortError(.io, "cannot run git: \(String(cString: strerror(errno)))")
-        }
+        let prepared = cohort_spawn_chdir_and_close(&actions, directory.path)
+        guard prepared == 0 else { throw CohortError(.io, "cannot run git: \(String(cString: strerror(prepared)))") }
         // Signals as a fresh process has them (the parent may ignore SIGPIPE or block some).
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

@@ -24,6 +24,11 @@ extension Repository {
             guard change.path.last != UInt8(ascii: "/") else { continue }
             let path = String(decoding: change.path, as: UTF8.self)
             let raw = change.path.map { CChar(bitPattern: $0) } + [0]
+            // What is there now decides: a pipe, socket or device in a file's place is the person's,
+            // not content (reading a pipe would wait for ever) and no deletion either, and a file back
+            // in its place is not deleted. The index keeps what it had.
+            let found = fileType(change.path)
+            guard change.kind == .deleted ? (found == nil || found == S_IFDIR) : (found == S_IFREG || found == S_IFLNK) else { continue }
             switch change.kind {
             case .untracked where !skipNew(path):
                 try check(git_index_add_bypath(index, raw), "cannot stage \(path)")
@@ -48,6 +53,16 @@ extension Repository {
         return ObjectID(oid)
     }
 
+    /// The type (`S_IFREG`, `S_IFDIR` …) of what is at working-directory path `path` (its bytes,
+    /// whatever their encoding), not following a link; nil when nothing is there.
+    private func fileType(_ path: [UInt8]) -> mode_t? {
+        guard let directory = workingDirectory else { return nil }
+        let full = (Array(directory.path.utf8) + [UInt8(ascii: "/")] + path + [0]).map { CChar(bitPattern: $0) }
+        var status = stat()
+        guard lstat(full, &status) == 0 else { return nil }
+        return status.st_mode & S_IFMT
+    }
+
     /// Stages the files at `paths` as they are in the working directory (with their stat data).
     public func stage(_ paths: [String]) throws {
         let index = try freshIndex()
@@ -58,8 +73,8 @@ extension Repository {
         try check(git_index_write(index), "cannot write the index")
     }
 
-    /// Records files Cohort has just written with `written` contents in the index, with the stat data
-    /// the files have now and without reading them back. A file that is no longer there is left out.
+    /// Records files Cohort has just written (mode 0644) with `written` contents in the index, with the
+    /// stat data the files have now and without reading them back. A file that is no longer there is left out.
     public func stage(written: [String: Data]) throws {
         guard let directory = workingDirectory, !written.isEmpty else { return }
         let index = try freshIndex()
@@ -79,7 +94,7 @@ extension Repository {
                                          nanoseconds: UInt32(truncatingIfNeeded: status.st_mtim.tv_nsec))
             entry.dev = UInt32(truncatingIfNeeded: status.st_dev)
             entry.ino = UInt32(truncatingIfNeeded: status.st_ino)
-            entry.mode = (status.st_mode & 0o100) != 0 ? 0o100755 : 0o100644
+            entry.mode = 0o100644
             entry.uid = status.st_uid
             entry.gid = status.st_gid
             entry.file_size = UInt32(truncatingIfNeeded: status.st_size)

@@ -10,27 +10,45 @@ struct WorkdirChange {
 }
 
 extension Repository {
-    /// The working directory against the index, by `git status` (told not to write the index: the
-    /// caller stages and writes it), and whether git printed nothing at all: the index is then HEAD's
-    /// tree and the files match it. Fails when git does; the caller then falls back to libgit2.
+    /// The working directory against the index, by `git status` (which writes the stat data it
+    /// refreshed into the index, when no one else holds its lock, so that the next scan need not hash
+    /// those files again), and whether git found nothing at all: the index is then HEAD's tree and the
+    /// files match it. git is pointed at this repository explicitly, without a file-system monitor or
+    /// an untracked cache, and must name the HEAD Cohort reads. Fails when git does or disagrees; the
+    /// caller then falls back to libgit2.
     func scanWithGit(_ git: String) throws -> (changes: [WorkdirChange], clean: Bool) {
         guard let directory = workingDirectory else { throw CohortError(.git, "a bare repository has no files") }
-        let run = try GitCommand.run(["--no-optional-locks", "status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames"], in: directory, git: git)
+        let run = try GitCommand.run(["--git-dir=\(gitDirectory.path)", "--work-tree=\(directory.path)", "-c", "core.fsmonitor=false",
+                                      "-c", "core.untrackedCache=false", "status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
+                                      "--untracked-files=all", "--no-renames"], in: directory, git: git)
         guard run.status == 0 else {
             throw CohortError(.git, "git status failed: \(String(decoding: run.errors.prefix(4096), as: UTF8.self))")
         }
-        return (try Self.parseStatus(run.output), run.output.isEmpty)
+        let status = try Self.parseStatus(run.output)
+        guard status.head == (try resolve("HEAD")?.hex ?? "(initial)") else {
+            throw CohortError(.git, "git status read another HEAD (\(status.head ?? "none"))")
+        }
+        return (status.changes, status.records == 0)
     }
 
-    /// Reads `git status --porcelain=v2 -z`: `1 XY sub mH mI mW hH hI PATH`, `2 … Xscore PATH` followed
-    /// by the old path, `u …` (a conflict: left as it is), `? PATH`. Y, the files against the index,
-    /// is what counts: M or T (or A, meant to be added) changed, D deleted.
-    static func parseStatus(_ output: Data) throws -> [WorkdirChange] {
+    /// Reads `git status --porcelain=v2 -z --branch`: `# branch.oid SHA` (HEAD), `1 XY sub mH mI mW hH hI
+    /// PATH`, `2 … Xscore PATH` followed by the old path, `u …` (a conflict: left as it is), `? PATH`.
+    /// Y, the files against the index, is what counts: M or T (or A, meant to be added) changed, D
+    /// deleted. Returns those, the HEAD git read and how many records (headers aside) it printed.
+    static func parseStatus(_ output: Data) throws -> (changes: [WorkdirChange], head: String?, records: Int) {
         var changes: [WorkdirChange] = []
+        var head: String?
+        var count = 0
         var records = output.split(separator: 0, omittingEmptySubsequences: true)[...]
         while let record = records.popFirst() {
             let bytes = Array(record)
             guard let tag = bytes.first else { continue }
+            if tag == UInt8(ascii: "#") {
+                let header = String(decoding: bytes, as: UTF8.self)
+                if header.hasPrefix("# branch.oid ") { head = String(header.dropFirst("# branch.oid ".count)) }
+                continue
+            }
+            count += 1
             switch tag {
             case UInt8(ascii: "?"):
                 guard bytes.count > 2 else { throw CohortError(.git, "git status printed an empty path") }
@@ -52,13 +70,13 @@ extension Repository {
                 case UInt8(ascii: "D"): changes.append(WorkdirChange(kind: .deleted, path: path))
                 default: continue
                 }
-            case UInt8(ascii: "u"), UInt8(ascii: "!"), UInt8(ascii: "#"):
+            case UInt8(ascii: "u"), UInt8(ascii: "!"):
                 continue
             default:
                 throw CohortError(.git, "git status printed a line Cohort cannot read")
             }
         }
-        return changes
+        return (changes, head, count)
     }
 
     /// The working directory against `index` by libgit2's diff, which also records the stat data of

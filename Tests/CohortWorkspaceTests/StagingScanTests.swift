@@ -26,6 +26,9 @@ import Testing
         #expect(try entry("tool.sh")?.mode == 0o100755)
         #expect(try entry("link")?.mode == 0o120000)
         #expect(try entry("link")?.id == byGit.writeBlob(Data("keep.txt".utf8)))
+        // A pipe in a tracked file's place is the person's: the index keeps the file (reading the pipe
+        // would wait for ever).
+        #expect(try entry("was-a-file")?.id == byGit.writeBlob(Data("a file\n".utf8)))
         for absent in ["x.log", "build", "sub", ".cohort", "pipe"] {
             #expect(try entry(absent) == nil, "\(absent) was staged")
         }
@@ -35,17 +38,21 @@ import Testing
 
     @Test func statusRecordsAreReadByTheirBytes() throws {
         let hash = String(repeating: "0", count: 40)
-        var output = Data()
+        var output = Data("# branch.oid \(hash)\0# branch.head main\0".utf8)
         for record in ["1 .M N... 100644 100644 100644 \(hash) \(hash) a b.txt", "2 R. N... 100644 100644 100644 \(hash) \(hash) R100 new name",
                        "old name", "1 .D N... 100644 100644 000000 \(hash) \(hash) gone", "u UU N... 100644 100644 100644 100644 \(hash) \(hash) \(hash) both",
                        "1 .T N... 100644 100644 120000 \(hash) \(hash) now a link", "? dir/new\nline"] {
             output += Data(record.utf8) + Data([0])
         }
         output += Data("? odd-".utf8) + Data([0xFF, 0xFE, 0])
-        let changes = try Repository.parseStatus(output)
-        #expect(changes.map(\.kind) == [.modified, .deleted, .modified, .untracked, .untracked])
-        #expect(changes.map { String(decoding: $0.path, as: UTF8.self) }.prefix(4) == ["a b.txt", "gone", "now a link", "dir/new\nline"])
-        #expect(changes.last?.path == Array("odd-".utf8) + [0xFF, 0xFE])
+        let status = try Repository.parseStatus(output)
+        #expect(status.head == hash)
+        #expect(status.records == 7)
+        #expect(status.changes.map(\.kind) == [.modified, .deleted, .modified, .untracked, .untracked])
+        #expect(status.changes.map { String(decoding: $0.path, as: UTF8.self) }.prefix(4) == ["a b.txt", "gone", "now a link", "dir/new\nline"])
+        #expect(status.changes.last?.path == Array("odd-".utf8) + [0xFF, 0xFE])
+        // Headers alone: nothing changed.
+        #expect(try Repository.parseStatus(Data("# branch.oid \(hash)\0".utf8)).records == 0)
         expectCode(.git) { try Repository.parseStatus(Data("x what\0".utf8)) }
         expectCode(.git) { try Repository.parseStatus(Data("1 .M N...\0".utf8)) }
     }
@@ -78,7 +85,7 @@ import Testing
             try Data(text.utf8).write(to: url)
         }
         for (path, text) in [("a.txt", "a\n"), ("keep.txt", "keep\n"), ("notes", "a file\n"), ("docs/guide.md", "guide\n"),
-                             ("gone.txt", "gone\n"), ("tool.sh", "echo\n"), (".gitignore", "*.log\nbuild/\n")] {
+                             ("gone.txt", "gone\n"), ("tool.sh", "echo\n"), ("was-a-file", "a file\n"), (".gitignore", "*.log\nbuild/\n")] {
             try write(path, text)
         }
         try manager.createSymbolicLink(atPath: folder.appendingPathComponent("link").path, withDestinationPath: "a.txt")
@@ -107,6 +114,8 @@ import Testing
         _ = try run("/usr/bin/git", ["init", "-q"], in: folder.appendingPathComponent("sub"))
         try write("sub/inner.txt", "a nested repository's\n")
         #expect(mkfifo(folder.appendingPathComponent("pipe").path, 0o644) == 0)
+        try manager.removeItem(at: folder.appendingPathComponent("was-a-file"))
+        #expect(mkfifo(folder.appendingPathComponent("was-a-file").path, 0o644) == 0)
         return try Repository(at: folder)
     }
 }
