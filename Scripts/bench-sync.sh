@@ -51,7 +51,10 @@ for i in range(100):
         f.write(f"edit {round_}\n")
 PY
 }
-timed() { local start end; start=$(now); "$@"; end=$(now); elapsed "$start" "$end"; }
+timed() { local start end; start=$(now); "$@"; end=$(now); elapsed "$start" "$end"; settle; }
+# git leaves `gc --auto` running in the background (after a commit, a push, a receive); wait for it,
+# so that each measurement has the machine to itself.
+settle() { while pgrep -f "git (gc|repack)|git-(gc|repack)|pack-objects" >/dev/null; do sleep 0.05; done; }
 
 noop_c=(); noop_g=(); edit_c=(); edit_g=(); clone_c=(); clone_g=(); noop_u=(); edit_u=()
 for round in $(seq 1 "$runs"); do   # interleaved, so both see the same machine
