@@ -11,14 +11,30 @@ import Foundation
 /// so a sync would wait for a whole repack it meant to leave running.
 public enum GitCommand {
     /// The git executable: `/usr/bin/git`, else the first `git` on `PATH`; nil when there is none.
-    public static let executable: String? = {
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/git") { return "/usr/bin/git" }
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        // Absolute entries only: a relative one (`.`, `bin`) would find a `git` inside the folder, which
-        // a collaborator can commit.
-        return path.split(separator: ":").filter { $0.hasPrefix("/") }.map { "\($0)/git" }
+    public static let executable: String? = FileManager.default.isExecutableFile(atPath: "/usr/bin/git")
+        ? "/usr/bin/git" : locate(onPath: ProcessInfo.processInfo.environment["PATH"] ?? "")
+
+    /// The first executable `git` in the absolute entries of `path` (a `PATH` value). A relative entry
+    /// (`.`, `bin`) would find a `git` inside the folder, which a collaborator can commit.
+    static func locate(onPath path: String) -> String? {
+        path.split(separator: ":").filter { $0.hasPrefix("/") }.map { "\($0)/git" }
             .first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
+    }
+
+    /// `environment` without what would point git at another repository, index or object store, or
+    /// give it settings libgit2 would not read (so that both see the same ignore rules); git never
+    /// prompts, and speaks C.
+    static func environment(from environment: [String: String]) -> [String: String] {
+        var cleaned = environment.filter { name, _ in
+            !name.hasPrefix("GIT_CONFIG") && ![
+                "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR",
+                "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+            ].contains(name)
+        }
+        cleaned["GIT_TERMINAL_PROMPT"] = "0"
+        cleaned["LC_ALL"] = "C"
+        return cleaned
+    }
 
     /// What a finished git said.
     struct Output {
@@ -27,23 +43,11 @@ public enum GitCommand {
         let errors: Data
     }
 
-    /// Runs `git ARGUMENTS` in `directory` and waits for it (not for what it leaves running in the
-    /// background). Variables that would point git at another repository, index or object store, or
-    /// configure it, are removed from its environment, and it never prompts. With `collect: false` its output goes to
-    /// /dev/null.
+    /// Runs `git ARGUMENTS` in `directory`, with `environment(from:)` of this process's, and waits
+    /// for it (not for what it leaves running in the background). With `collect: false` its output
+    /// goes to /dev/null.
     static func run(_ arguments: [String], in directory: URL, git: String, collect: Bool = true) throws -> Output {
-        var environment = ProcessInfo.processInfo.environment
-        // Nothing that points git at another repository, index or object store, or gives it settings
-        // libgit2 would not read (so that both see the same ignore rules).
-        for name in environment.keys where name.hasPrefix("GIT_CONFIG") || [
-            "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR",
-            "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM",
-        ].contains(name) {
-            environment[name] = nil
-        }
-        environment["GIT_TERMINAL_PROMPT"] = "0"
-        environment["LC_ALL"] = "C"
-
+        let environment = environment(from: ProcessInfo.processInfo.environment)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -13,7 +13,7 @@ extension Repository {
     public func stageAll(skippingNew skipNew: (String) -> Bool, skippingTracked skipTracked: (String) -> Bool,
                          git: String? = GitCommand.executable) throws -> ObjectID {
         let scanned = git.flatMap { try? scanWithGit($0) }
-        if scanned?.clean == true, let head = try resolve("HEAD") {
+        if let scanned, scanned.clean, let head = scanned.head {
             return try tree(ofCommit: head)
         }
         let index = try freshIndex()

@@ -12,11 +12,11 @@ struct WorkdirChange {
 extension Repository {
     /// The working directory against the index, by `git status` (which writes the stat data it
     /// refreshed into the index, when no one else holds its lock, so that the next scan need not hash
-    /// those files again), and whether git found nothing at all: the index is then HEAD's tree and the
-    /// files match it. git is pointed at this repository explicitly, without a file-system monitor or
+    /// those files again), whether git found nothing at all (the index is then HEAD's tree and the
+    /// files match it) and the HEAD it read. git is pointed at this repository explicitly, without a file-system monitor or
     /// an untracked cache, and must name the HEAD Cohort reads. Fails when git does or disagrees; the
     /// caller then falls back to libgit2.
-    func scanWithGit(_ git: String) throws -> (changes: [WorkdirChange], clean: Bool) {
+    func scanWithGit(_ git: String) throws -> (changes: [WorkdirChange], clean: Bool, head: ObjectID?) {
         guard let directory = workingDirectory else { throw CohortError(.git, "a bare repository has no files") }
         let run = try GitCommand.run(["--git-dir=\(gitDirectory.path)", "--work-tree=\(directory.path)", "-c", "core.fsmonitor=false",
                                       "-c", "core.untrackedCache=false", "status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
@@ -25,10 +25,11 @@ extension Repository {
             throw CohortError(.git, "git status failed: \(String(decoding: run.errors.prefix(4096), as: UTF8.self))")
         }
         let status = try Self.parseStatus(run.output)
-        guard status.head == (try resolve("HEAD")?.hex ?? "(initial)") else {
+        let head = try resolve("HEAD")
+        guard status.head == (head?.hex ?? "(initial)") else {
             throw CohortError(.git, "git status read another HEAD (\(status.head ?? "none"))")
         }
-        return (status.changes, status.records == 0)
+        return (status.changes, status.records == 0, head)
     }
 
     /// Reads `git status --porcelain=v2 -z --branch`: `# branch.oid SHA` (HEAD), `1 XY sub mH mI mW hH hI

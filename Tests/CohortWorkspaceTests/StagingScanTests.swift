@@ -75,6 +75,26 @@ import Testing
         #expect(String(decoding: failed.errors, as: UTF8.self) == "err\n")
     }
 
+    /// A collaborator can commit an executable `git` into the folder, and a user's environment can
+    /// point git at another repository or configuration: neither reaches the git Cohort runs.
+    @Test func gitIsFoundOutsideTheFolderAndPointedNowhereElse() throws {
+        let temporary = try TemporaryDirectory()
+        let planted = temporary.path("bin/git")
+        try FileManager.default.createDirectory(at: planted.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("#!/bin/sh\necho planted\n".utf8).write(to: planted)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: planted.path)
+        // The same folder named relative to this process's directory: found by a lookup, never used.
+        let depth = FileManager.default.currentDirectoryPath.split(separator: "/").count
+        let relative = String(repeating: "../", count: depth) + temporary.path("bin").path.dropFirst()
+        #expect(FileManager.default.isExecutableFile(atPath: relative + "/git"))
+        #expect(GitCommand.locate(onPath: "\(relative):.:\(temporary.path("none").path)") == nil)
+        #expect(GitCommand.locate(onPath: "bin:\(temporary.path("bin").path)") == planted.path)
+
+        let cleaned = GitCommand.environment(from: ["GIT_DIR": "/elsewhere", "GIT_INDEX_FILE": "/x", "GIT_CONFIG_GLOBAL": "/evil",
+                                                    "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.excludesFile", "HOME": "/home/ann"])
+        #expect(cleaned == ["HOME": "/home/ann", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"])
+    }
+
     /// A folder with one of every kind of change, committed first with git.
     private func prepareFolder(_ folder: URL) throws -> Repository {
         let manager = FileManager.default
