@@ -48,7 +48,7 @@ extension Repository {
         // libgit2's look at the files refreshes stat data in memory, which the index must keep; after
         // git's, an index with nothing staged is as it was.
         if scanned == nil || !changes.isEmpty {
-            try check(git_index_write(index), "cannot write the index")
+            try writeIndex(index)
         }
         return ObjectID(oid)
     }
@@ -70,7 +70,7 @@ extension Repository {
         for path in paths {
             try check(git_index_add_bypath(index, path), "cannot stage \(path)")
         }
-        try check(git_index_write(index), "cannot write the index")
+        try writeIndex(index)
     }
 
     /// Records files Cohort has just written (mode 0644) with `written` contents in the index, with the
@@ -109,7 +109,7 @@ extension Repository {
         // only refreshes the index's tree cache, so that the next sync need not build them.
         var tree = git_oid()
         try check(GitRuntime.trustingIndexEntries { git_index_write_tree(&tree, index) }, "cannot write the staged tree")
-        try check(git_index_write(index), "cannot write the index")
+        try writeIndex(index)
     }
 
     /// Makes the index entries under `paths` match `commit` (as `git reset COMMIT -- PATHS`), leaving
@@ -122,6 +122,7 @@ extension Repository {
         defer { git_object_free(object) }
         var cStrings = paths.map { strdup($0) }
         defer { cStrings.forEach { free($0) } }
+        try flushObjects()
         try cStrings.withUnsafeMutableBufferPointer { buffer in
             var array = git_strarray(strings: buffer.baseAddress, count: buffer.count)
             try check(git_reset_default(pointer, object, &array), "cannot update the index for \(paths.joined(separator: ", "))")
@@ -151,8 +152,14 @@ extension Repository {
                 if added < 0 { refused.append(entry.path) }
             }
         }
-        try check(git_index_write(index), "cannot write the index")
+        try writeIndex(index)
         return refused
+    }
+
+    /// Writes `index` to disk, after the objects it may name (see `batchingObjects`).
+    func writeIndex(_ index: OpaquePointer?) throws {
+        try flushObjects()
+        try check(git_index_write(index), "cannot write the index")
     }
 
     /// Every file, link and submodule entry of `tree` with its full path, in tree order.

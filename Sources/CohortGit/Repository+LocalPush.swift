@@ -17,6 +17,7 @@ extension Repository {
             throw CohortError(.git, "no directory to push from")
         }
         guard let git else { throw CohortError(.git, "cannot push to \(remote): git is not installed", hint: "install git") }
+        try flushObjects()
         let run = try GitCommand.run(["push", "--porcelain", remote] + refspecs, in: directory, git: git)
         let stderr = String(decoding: run.errors.prefix(64 << 10), as: UTF8.self)
         let messages = stderr.split(separator: "\n").map(String.init).filter { $0.hasPrefix("remote: ") }

@@ -25,6 +25,7 @@ extension Repository {
     /// Points `name` at `id`, only if it still points at `expected` (nil: only if it does not exist),
     /// so that a concurrent change is refused instead of lost.
     public func updateReference(_ name: String, to id: ObjectID, expected: ObjectID?, message: String) throws {
+        try flushObjects()
         var reference: OpaquePointer?
         var target = id.raw
         let result: Int32

@@ -163,6 +163,7 @@ extension Repository {
         var options = git_checkout_options()
         try check(git_checkout_options_init(&options, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)), "checkout options")
         options.checkout_strategy = GIT_CHECKOUT_FORCE.rawValue
+        try flushObjects()
         try check(git_checkout_head(pointer, &options), "cannot write the files of HEAD")
     }
 

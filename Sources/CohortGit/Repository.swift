@@ -20,6 +20,8 @@ public final class Repository {
         self.origin = origin
     }
 
+    /// New objects kept in memory while `batchingObjects` runs, written as one pack before anything names them.
+    var batch: ObjectBatch?
 
 
     deinit {

@@ -41,6 +41,10 @@ extension Workspace {
     /// What `commitChanges` would record: every change staged (new editor temp and lock files and
     /// `.cohort/` skipped, `.cohort/` kept as HEAD has it), compared with HEAD, renames detected.
     public func pendingChanges() throws -> PendingChanges {
+        try repository.batchingObjects { try stagePendingChanges() }
+    }
+
+    private func stagePendingChanges() throws -> PendingChanges {
         // A lock file git or Cohort left when killed would stop every command here until removed by hand.
         try GitLocks.clearStale(in: repository.gitDirectory)
         let head = try head()
@@ -74,6 +78,11 @@ extension Workspace {
     /// renamed within a folder, moved to another folder, deleted) and makes a signed commit. Returns
     /// nil when there is nothing to commit.
     public func commitChanges(message: String, now: Date = Date(), pending: PendingChanges? = nil) throws -> CommitSummary? {
+        // Some 4 objects per change (the file, its notice, their folders): one pack, not hundreds of files.
+        try repository.batchingObjects { try recordChanges(message: message, now: now, pending: pending) }
+    }
+
+    private func recordChanges(message: String, now: Date, pending: PendingChanges?) throws -> CommitSummary? {
         let (state, signer, _) = try writer()
         let pending = try pending ?? pendingChanges()
         let (head, content, changes) = (pending.head, pending.content, pending.changes)

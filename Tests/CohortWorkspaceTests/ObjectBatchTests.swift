@@ -1,0 +1,81 @@
+@testable import CohortGit
+import CohortTestSupport
+import CohortWorkspace
+import Foundation
+import Testing
+
+/// A commit's new objects go to disk as one pack, written before anything names them.
+@Suite struct ObjectBatchTests {
+    /// Loose object files and pack files under `.git/objects`.
+    func objectFiles(_ repository: Repository) throws -> (loose: Int, packs: Int) {
+        let objects = repository.gitDirectory.appendingPathComponent("objects")
+        var loose = 0
+        for name in try FileManager.default.contentsOfDirectory(atPath: objects.path) where name.count == 2 {
+            loose += try FileManager.default.contentsOfDirectory(atPath: objects.appendingPathComponent(name).path).count
+        }
+        let packs = try FileManager.default.contentsOfDirectory(atPath: objects.appendingPathComponent("pack").path)
+            .filter { $0.hasSuffix(".pack") }.count
+        return (loose, packs)
+    }
+
+    @Test func aCommitOfManyChangesWritesOnePackPerStepAndNoLooseObject() throws {
+        let scenario = try Scenario()
+        let workspace = scenario.owner
+        let before = try objectFiles(workspace.repository)
+        for index in 0..<40 {
+            try scenario.write("recipe \(index)\n", to: "cakes/\(index % 5)/r\(index).md", in: workspace)
+        }
+        try scenario.write("600 g flour\n", to: "bread/sourdough.md", in: workspace)
+        let summary = try #require(try workspace.commitChanges(message: "forty cakes"))
+        #expect(summary.notices.count == 41)
+        let after = try objectFiles(workspace.repository)
+        #expect(after.loose == before.loose, "loose objects written: \(after.loose - before.loose)")
+        // The files staged (the index names them), then the notices, folders and commit (the branch names them).
+        #expect(after.packs == before.packs + 2)
+        // Stock git and a fresh handle read all of it; nothing dangles.
+        let fsck = try run("git", ["fsck", "--strict", "--no-dangling"], in: workspace.directory)
+        #expect(fsck.status == 0, "\(fsck.stderr)")
+        let status = try run("git", ["status", "--porcelain"], in: workspace.directory)
+        #expect(status.stdout.isEmpty, "\(status.stdout)")
+        let fresh = try Repository(at: workspace.directory)
+        #expect(try fresh.resolve("HEAD") == summary.commit)
+        #expect(try fresh.entry(at: "cakes/3/r8.md", inTree: fresh.tree(ofCommit: summary.commit)) != nil)
+        // And the next sync's scan finds nothing to commit.
+        #expect(try workspace.commitChanges(message: "again") == nil)
+    }
+
+    @Test func objectsReachDiskBeforeTheIndexOrABranchNamesThem() throws {
+        let temporary = try TemporaryDirectory()
+        let folder = temporary.path("repo")
+        let repository = try Repository.create(at: folder, bare: false)
+        try Data("hello\n".utf8).write(to: folder.appendingPathComponent("a.txt"))
+        let onDisk = { (id: ObjectID) in
+            (try? run("git", ["cat-file", "-e", id.hex], in: folder).status) == 0
+        }
+        let blob = try repository.batchingObjects { () throws -> ObjectID in
+            let blob = try repository.writeBlob(Data("hello\n".utf8))
+            #expect(!onDisk(blob), "written to disk before the batch was flushed")
+            #expect(try repository.blob(blob, maxBytes: 100) == Data("hello\n".utf8), "the batch's own handle reads it")
+            try repository.stage(["a.txt"])
+            #expect(onDisk(blob), "the index named an object git cannot read")
+            let other = try repository.writeBlob(Data("never named\n".utf8))
+            #expect(!onDisk(other))
+            return blob
+        }
+        #expect(onDisk(blob))
+        #expect(try objectFiles(repository).loose == 0)
+        // Outside a batch, objects are written as before (loose), and a batch that throws still
+        // leaves what it wrote readable.
+        let loose = try repository.writeBlob(Data("loose\n".utf8))
+        #expect(onDisk(loose))
+        struct Stop: Error {}
+        var thrown: ObjectID?
+        #expect(throws: Stop.self) {
+            try repository.batchingObjects {
+                thrown = try repository.writeBlob(Data("before the throw\n".utf8))
+                throw Stop()
+            }
+        }
+        #expect(onDisk(try #require(thrown)))
+    }
+}
