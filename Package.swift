@@ -34,7 +34,7 @@ let package = Package(
         ),
         .target(
             name: "CGit2Shim",
-            dependencies: ["CGit2"],
+            dependencies: ["CGit2", "CLibcrypto", "CZlib"],
             path: "Sources/CGit2Shim"
         ),
         .systemLibrary(

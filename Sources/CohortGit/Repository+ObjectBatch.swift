@@ -77,6 +77,6 @@ extension Repository {
     func flushObjects() throws {
         guard let batch else { return }
         var written = 0
-        try check(cohort_batch_flush(batch.memory, pointer, batch.packs, &written), "cannot write the new objects as a pack")
+        try check(cohort_batch_flush(batch.memory, batch.packs, &written), "cannot write the new objects as a pack")
     }
 }

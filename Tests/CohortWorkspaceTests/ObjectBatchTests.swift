@@ -78,4 +78,28 @@ import Testing
         }
         #expect(onDisk(try #require(thrown)))
     }
+
+    /// Every size of object (the pack header's size field takes 4 bits, then 7 a byte) and every type
+    /// reads back byte for byte through stock git.
+    @Test func objectsOfEverySizeReadBackThroughGit() throws {
+        let temporary = try TemporaryDirectory()
+        let folder = temporary.path("repo")
+        let repository = try Repository.create(at: folder, bare: false)
+        let sizes = [0, 1, 15, 16, 127, 128, 2047, 2048, 16383, 16384, 100_000, 3 << 20]
+        let blobs = try repository.batchingObjects {
+            try sizes.map { size in
+                try repository.writeBlob(Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }))
+            }
+        }
+        for (size, blob) in zip(sizes, blobs) {
+            // verify-pack below checks that each object's bytes hash to its id.
+            let read = try run("git", ["cat-file", "-s", blob.hex], in: folder)
+            #expect(read.status == 0 && read.stdout == "\(size)\n", "\(size) bytes: \(read.stdout) \(read.stderr)")
+        }
+        let verify = try run("git", ["verify-pack", "-v"] + (try FileManager.default.contentsOfDirectory(
+            atPath: folder.appendingPathComponent(".git/objects/pack").path).filter { $0.hasSuffix(".idx") }
+            .map { ".git/objects/pack/" + $0 }), in: folder)
+        #expect(verify.status == 0, "\(verify.stderr)")
+        #expect(verify.stdout.contains("non delta: \(sizes.count) objects"), "\(verify.stdout)")
+    }
 }

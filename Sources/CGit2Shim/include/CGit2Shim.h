@@ -38,8 +38,8 @@ int cohort_pipe_cloexec(int fds[2]);
 /// to an object database in front of its folders (`git_odb_add_backend`), which then owns it.
 int cohort_batch_new(git_odb_backend **out);
 
-/// Writes every object `batch` holds as one pack (and its index) into `pack_directory`, then forgets
+/// Writes every object `batch` holds as one pack (and its index, without deltas) into `pack_directory`, then forgets
 /// them; `written` receives how many. Nothing is forgotten when writing fails.
-int cohort_batch_flush(git_odb_backend *batch, git_repository *repository, const char *pack_directory, size_t *written);
+int cohort_batch_flush(git_odb_backend *batch, const char *pack_directory, size_t *written);
 
 #endif
