@@ -1,4 +1,12 @@
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <openssl/evp.h>
 #include <zlib.h>
 #include <string.h>
@@ -14,11 +22,22 @@ typedef struct {
     git_oid *ids;
     size_t count;
     size_t capacity;
+    size_t bytes;
+    char *pack_directory;
 } cohort_batch;
+
+// Past this many bytes in memory, a batch is written out before it takes more (a first commit of a
+// large folder must not hold all of it in memory).
+#define BATCH_MEMORY_LIMIT ((size_t)64 << 20)
 
 static int batch_write(git_odb_backend *backend, const git_oid *oid, const void *data, size_t len, git_object_t type) {
     cohort_batch *batch = (cohort_batch *)backend;
     if (batch->memory->exists(batch->memory, oid)) return 0;
+    if (batch->bytes + len > BATCH_MEMORY_LIMIT && batch->count > 0) {
+        size_t written = 0;
+        int error = cohort_batch_flush(backend, &written);
+        if (error < 0) return error;
+    }
     if (batch->count == batch->capacity) {
         size_t capacity = batch->capacity ? batch->capacity * 2 : 256;
         git_oid *ids = realloc(batch->ids, capacity * sizeof(git_oid));
@@ -32,6 +51,7 @@ static int batch_write(git_odb_backend *backend, const git_oid *oid, const void 
     int error = batch->memory->write(batch->memory, oid, data, len, type);
     if (error < 0) return error;
     git_oid_cpy(&batch->ids[batch->count++], oid);
+    batch->bytes += len;
     return 0;
 }
 
@@ -54,18 +74,21 @@ static void batch_free(git_odb_backend *backend) {
     cohort_batch *batch = (cohort_batch *)backend;
     batch->memory->free(batch->memory);
     free(batch->ids);
+    free(batch->pack_directory);
     free(batch);
 }
 
-int cohort_batch_new(git_odb_backend **out) {
+int cohort_batch_new(git_odb_backend **out, const char *pack_directory) {
     cohort_batch *batch = calloc(1, sizeof(cohort_batch));
-    if (!batch) {
+    if (!batch || !(batch->pack_directory = strdup(pack_directory))) {
+        free(batch);
         git_error_set_oom();
         return -1;
     }
     int error = git_odb_init_backend(&batch->parent, GIT_ODB_BACKEND_VERSION);
     if (error == 0) error = git_mempack_new(&batch->memory);
     if (error < 0) {
+        free(batch->pack_directory);
         free(batch);
         return error;
     }
@@ -78,11 +101,45 @@ int cohort_batch_new(git_odb_backend **out) {
     return 0;
 }
 
-// One object's entry in a pack: its type and size in git's variable-length header, then its bytes
-// deflated (fast, as git writes loose objects). No deltas: searching for them took longer than all
-// the rest of a commit, for objects that `git gc` packs properly later.
-static int append_object(git_indexer *indexer, git_indexer_progress *progress, EVP_MD_CTX *digest, git_object_t type,
-                         const unsigned char *data, size_t size) {
+// A pack and its index, written here rather than through libgit2's pack builder (which searched
+// for deltas longer than all the rest of a commit took) or its indexer (which inflates and hashes
+// every object again): the objects and their ids are known. Each object is deflated fast, as git
+// writes loose objects; `git gc` packs them properly later.
+typedef struct {
+    git_oid id;
+    uint64_t offset;
+    uint32_t crc;
+} pack_entry;
+
+static int write_all(int fd, const void *data, size_t size) {
+    const unsigned char *bytes = data;
+    while (size > 0) {
+        ssize_t done = write(fd, bytes, size);
+        if (done < 0 && errno == EINTR) continue;
+        if (done <= 0) {
+            git_error_set_str(GIT_ERROR_OS, strerror(errno ? errno : EIO));
+            return -1;
+        }
+        bytes += done;
+        size -= (size_t)done;
+    }
+    return 0;
+}
+
+static void put32(unsigned char *out, uint32_t value) {
+    out[0] = (unsigned char)(value >> 24);
+    out[1] = (unsigned char)(value >> 16);
+    out[2] = (unsigned char)(value >> 8);
+    out[3] = (unsigned char)value;
+}
+
+static int compare_entries(const void *a, const void *b) {
+    return git_oid_cmp(&((const pack_entry *)a)->id, &((const pack_entry *)b)->id);
+}
+
+// Appends one object (git's type-and-size header, then the deflated bytes) to the pack at `fd`.
+static int append_object(int fd, z_stream *zlib, EVP_MD_CTX *digest, pack_entry *entry, git_object_t type,
+                         const unsigned char *data, size_t size, uint64_t *appended) {
     unsigned char header[16];
     size_t used = 0;
     size_t rest = size >> 4;
@@ -91,59 +148,166 @@ static int append_object(git_indexer *indexer, git_indexer_progress *progress, E
         header[used++] = (unsigned char)((rest & 0x7f) | (rest >> 7 ? 0x80 : 0));
         rest >>= 7;
     }
-    uLong bound = compressBound((uLong)size);
-    unsigned char *deflated = malloc(bound + used);
-    if (!deflated) {
+    size_t bound = deflateBound(zlib, (uLong)size);
+    unsigned char *packed = malloc(bound + used);
+    if (!packed) {
         git_error_set_oom();
         return -1;
     }
-    memcpy(deflated, header, used);
-    uLongf length = bound;
-    int error = compress2(deflated + used, &length, data, (uLong)size, Z_BEST_SPEED) == Z_OK ? 0 : -1;
+    memcpy(packed, header, used);
+    // One deflate stream for the whole pack, reset for each object (setting one up costs more than
+    // deflating a small file).
+    zlib->next_in = (Bytef *)data;
+    zlib->avail_in = (uInt)size;
+    zlib->next_out = packed + used;
+    zlib->avail_out = (uInt)bound;
+    int error = size <= UINT_MAX && bound <= UINT_MAX && deflate(zlib, Z_FINISH) == Z_STREAM_END ? 0 : -1;
+    size_t length = bound - zlib->avail_out;
+    if (deflateReset(zlib) != Z_OK) error = -1;
     if (error < 0) git_error_set_str(GIT_ERROR_ZLIB, "cannot deflate an object");
-    if (error == 0 && EVP_DigestUpdate(digest, deflated, used + length) != 1) error = -1;
-    if (error == 0) error = git_indexer_append(indexer, deflated, used + length, progress);
-    free(deflated);
+    if (error == 0) {
+        entry->crc = (uint32_t)crc32_z(0, packed, used + length);
+        *appended = used + length;
+        if (EVP_DigestUpdate(digest, packed, used + length) != 1) error = -1;
+    }
+    if (error == 0) error = write_all(fd, packed, used + length);
+    free(packed);
     return error;
 }
 
-int cohort_batch_flush(git_odb_backend *backend, const char *pack_directory, size_t *written) {
+// The pack index (version 2) of `count` entries sorted by id, in memory.
+static unsigned char *pack_index(pack_entry *entries, size_t count, const unsigned char *pack_checksum, size_t *size) {
+    size_t large = 0;
+    for (size_t i = 0; i < count; i++) if (entries[i].offset >= 0x80000000u) large++;
+    *size = 8 + 256 * 4 + count * (GIT_OID_RAWSZ + 4 + 4) + large * 8 + 2 * GIT_OID_RAWSZ;
+    unsigned char *out = calloc(1, *size);
+    if (!out) {
+        git_error_set_oom();
+        return NULL;
+    }
+    unsigned char *at = out;
+    memcpy(at, "\377tOc", 4);
+    put32(at + 4, 2);
+    at += 8;
+    size_t below = 0;
+    for (unsigned first = 0; first < 256; first++) {
+        while (below < count && entries[below].id.id[0] <= first) below++;
+        put32(at + first * 4, (uint32_t)below);
+    }
+    at += 256 * 4;
+    for (size_t i = 0; i < count; i++, at += GIT_OID_RAWSZ) memcpy(at, entries[i].id.id, GIT_OID_RAWSZ);
+    for (size_t i = 0; i < count; i++, at += 4) put32(at, entries[i].crc);
+    unsigned char *offsets = at;
+    unsigned char *wide = at + count * 4;
+    size_t next = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (entries[i].offset < 0x80000000u) {
+            put32(offsets + i * 4, (uint32_t)entries[i].offset);
+        } else {
+            put32(offsets + i * 4, 0x80000000u | (uint32_t)next);
+            put32(wide + next * 8, (uint32_t)(entries[i].offset >> 32));
+            put32(wide + next * 8 + 4, (uint32_t)entries[i].offset);
+            next++;
+        }
+    }
+    at = wide + large * 8;
+    memcpy(at, pack_checksum, GIT_OID_RAWSZ);
+    at += GIT_OID_RAWSZ;
+    unsigned int length = 0;
+    if (EVP_Digest(out, (size_t)(at - out), at, &length, EVP_sha1(), NULL) != 1) {
+        git_error_set_str(GIT_ERROR_SSL, "cannot hash the pack index");
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+int cohort_batch_flush(git_odb_backend *backend, size_t *written) {
     cohort_batch *batch = (cohort_batch *)backend;
+    const char *pack_directory = batch->pack_directory;
     *written = 0;
     if (batch->count == 0) return 0;
-    git_indexer *indexer = NULL;
-    git_indexer_options options = GIT_INDEXER_OPTIONS_INIT;
-    int error = git_indexer_new(&indexer, pack_directory, 0, NULL, &options);
-    if (error < 0) return error;
+    char pack_path[4096], index_path[4096], final_path[4096];
+    if (snprintf(pack_path, sizeof pack_path, "%s/tmp_pack_XXXXXX", pack_directory) >= (int)sizeof pack_path
+        || snprintf(index_path, sizeof index_path, "%s/tmp_idx_XXXXXX", pack_directory) >= (int)sizeof index_path) {
+        git_error_set_str(GIT_ERROR_OS, "the objects folder's path is too long");
+        return -1;
+    }
+    pack_entry *entries = calloc(batch->count, sizeof(pack_entry));
     EVP_MD_CTX *digest = EVP_MD_CTX_new();
-    if (!digest || EVP_DigestInit_ex(digest, EVP_sha1(), NULL) != 1) {
-        git_error_set_str(GIT_ERROR_SSL, "cannot start a SHA-1 digest");
+    int pack = -1, index = -1, error = 0;
+    z_stream zlib = { 0 };
+    int zlib_ready = deflateInit(&zlib, Z_BEST_SPEED) == Z_OK;
+    unsigned char *index_bytes = NULL;
+    if (!entries || !digest || !zlib_ready) {
+        git_error_set_oom();
         error = -1;
     }
-    unsigned char header[12] = { 'P', 'A', 'C', 'K', 0, 0, 0, 2,
-        (unsigned char)(batch->count >> 24), (unsigned char)(batch->count >> 16),
-        (unsigned char)(batch->count >> 8), (unsigned char)batch->count };
-    // The indexer counts in `progress` across calls.
-    git_indexer_progress progress = { 0 };
+    if (error == 0 && EVP_DigestInit_ex(digest, EVP_sha1(), NULL) != 1) error = -1;
+    if (error == 0 && (pack = mkostemp(pack_path, O_CLOEXEC)) < 0) {
+        git_error_set_str(GIT_ERROR_OS, strerror(errno));
+        error = -1;
+    }
+    unsigned char header[12] = { 'P', 'A', 'C', 'K', 0, 0, 0, 2 };
+    put32(header + 8, (uint32_t)batch->count);
     if (error == 0 && EVP_DigestUpdate(digest, header, sizeof header) != 1) error = -1;
-    if (error == 0) error = git_indexer_append(indexer, header, sizeof header, &progress);
+    if (error == 0) error = write_all(pack, header, sizeof header);
+    uint64_t offset = sizeof header;
     for (size_t i = 0; i < batch->count && error == 0; i++) {
         void *data = NULL;
         size_t size = 0;
         git_object_t type = GIT_OBJECT_INVALID;
         error = batch->memory->read(&data, &size, &type, batch->memory, &batch->ids[i]);
-        if (error == 0) error = append_object(indexer, &progress, digest, type, data, size);
+        if (error == 0) {
+            entries[i].id = batch->ids[i];
+            entries[i].offset = offset;
+            uint64_t appended = 0;
+            error = append_object(pack, &zlib, digest, &entries[i], type, data, size, &appended);
+            offset += appended;
+        }
         free(data);
     }
-    unsigned char trailer[EVP_MAX_MD_SIZE];
-    unsigned int trailer_size = 0;
-    if (error == 0 && EVP_DigestFinal_ex(digest, trailer, &trailer_size) != 1) error = -1;
-    if (error == 0) error = git_indexer_append(indexer, trailer, trailer_size, &progress);
-    if (error == 0) error = git_indexer_commit(indexer, &progress);
+    unsigned char checksum[EVP_MAX_MD_SIZE];
+    unsigned int checksum_size = 0;
+    if (error == 0 && EVP_DigestFinal_ex(digest, checksum, &checksum_size) != 1) error = -1;
+    if (error == 0) error = write_all(pack, checksum, checksum_size);
+    if (error == 0) {
+        qsort(entries, batch->count, sizeof(pack_entry), compare_entries);
+        size_t index_size = 0;
+        index_bytes = pack_index(entries, batch->count, checksum, &index_size);
+        if (!index_bytes) error = -1;
+        if (error == 0 && (index = mkostemp(index_path, O_CLOEXEC)) < 0) {
+            git_error_set_str(GIT_ERROR_OS, strerror(errno));
+            error = -1;
+        }
+        if (error == 0) error = write_all(index, index_bytes, index_size);
+    }
+    // Packs are read-only, as git leaves them; the pack goes into place before the index that makes
+    // it visible.
+    if (pack >= 0 && (fchmod(pack, 0444) != 0 || close(pack) != 0) && error == 0) error = -1;
+    if (index >= 0 && (fchmod(index, 0444) != 0 || close(index) != 0) && error == 0) error = -1;
+    if (error == 0) {
+        char hex[GIT_OID_HEXSZ + 1] = { 0 };
+        git_oid name;
+        git_oid_fromraw(&name, checksum);
+        git_oid_fmt(hex, &name);
+        snprintf(final_path, sizeof final_path, "%s/pack-%s.pack", pack_directory, hex);
+        if (rename(pack_path, final_path) != 0) error = -1;
+        snprintf(final_path, sizeof final_path, "%s/pack-%s.idx", pack_directory, hex);
+        if (error == 0 && rename(index_path, final_path) != 0) error = -1;
+        if (error < 0) git_error_set_str(GIT_ERROR_OS, strerror(errno));
+    }
+    if (error < 0) {
+        if (pack >= 0) unlink(pack_path);
+        if (index >= 0) unlink(index_path);
+    }
+    free(index_bytes);
+    if (zlib_ready) deflateEnd(&zlib);
     EVP_MD_CTX_free(digest);
-    git_indexer_free(indexer);
+    free(entries);
     if (error < 0) return error;
     *written = batch->count;
     batch->count = 0;
+    batch->bytes = 0;
     return git_mempack_reset(batch->memory);
 }

@@ -9,9 +9,10 @@ extension Repository {
     /// so. One pass over the files, which also records the stat data of unchanged files so the next
     /// pass need not hash them: `git status` where git is installed (its scan is several times faster
     /// than libgit2's), else a diff of the index against the files. Writes the index when something
-    /// changed and returns its tree.
+    /// changed (unless `writeIndex` is false: a commit about to write it again says so, and the
+    /// repository's index keeps what was staged until then) and returns its tree.
     public func stageAll(skippingNew skipNew: (String) -> Bool, skippingTracked skipTracked: (String) -> Bool,
-                         git: String? = GitCommand.executable) throws -> ObjectID {
+                         writeIndex: Bool = true, git: String? = GitCommand.executable) throws -> ObjectID {
         let scanned = git.flatMap { try? scanWithGit($0) }
         if let scanned, scanned.clean, let head = scanned.head {
             return try tree(ofCommit: head)
@@ -47,8 +48,8 @@ extension Repository {
         try check(GitRuntime.trustingIndexEntries { git_index_write_tree(&oid, index) }, "cannot write the staged tree")
         // libgit2's look at the files refreshes stat data in memory, which the index must keep; after
         // git's, an index with nothing staged is as it was.
-        if scanned == nil || !changes.isEmpty {
-            try writeIndex(index)
+        if writeIndex, scanned == nil || !changes.isEmpty {
+            try self.writeIndex(index)
         }
         return ObjectID(oid)
     }

@@ -1,6 +1,7 @@
 import CGit2
 import CGit2Shim
 import CohortIdentity
+import Foundation
 
 /// The object database a batch writes to: an in-memory store in front of the repository's own
 /// folders, and the database it replaced.
@@ -8,13 +9,11 @@ final class ObjectBatch {
     let database: OpaquePointer
     let memory: OpaquePointer
     let replaced: OpaquePointer
-    let packs: String
 
-    init(database: OpaquePointer, memory: OpaquePointer, replaced: OpaquePointer, packs: String) {
+    init(database: OpaquePointer, memory: OpaquePointer, replaced: OpaquePointer) {
         self.database = database
         self.memory = memory
         self.replaced = replaced
-        self.packs = packs
     }
 
     deinit {
@@ -48,13 +47,15 @@ extension Repository {
             git_odb_free(replaced)
             throw gitFailure(-1, "cannot open the object database")
         }
-        guard cohort_batch_new(&memory) == 0, let memory, git_odb_add_backend(database, memory, 999) == 0 else {
+        let packs = String(cString: path).withTrailingSlash + "pack"
+        try? FileManager.default.createDirectory(atPath: packs, withIntermediateDirectories: true)
+        guard cohort_batch_new(&memory, packs) == 0, let memory, git_odb_add_backend(database, memory, 999) == 0 else {
             git_odb_free(database)
             git_odb_free(replaced)
             throw gitFailure(-1, "cannot keep new objects in memory")
         }
         try check(git_repository_set_odb(pointer, database), "cannot keep new objects in memory")
-        batch = ObjectBatch(database: database, memory: memory, replaced: replaced, packs: String(cString: path).withTrailingSlash + "pack")
+        batch = ObjectBatch(database: database, memory: memory, replaced: replaced)
         defer {
             if let batch {
                 _ = git_repository_set_odb(pointer, batch.replaced)
@@ -77,6 +78,6 @@ extension Repository {
     func flushObjects() throws {
         guard let batch else { return }
         var written = 0
-        try check(cohort_batch_flush(batch.memory, batch.packs, &written), "cannot write the new objects as a pack")
+        try check(cohort_batch_flush(batch.memory, &written), "cannot write the new objects as a pack")
     }
 }

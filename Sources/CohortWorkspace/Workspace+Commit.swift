@@ -40,18 +40,19 @@ extension Workspace {
 
     /// What `commitChanges` would record: every change staged (new editor temp and lock files and
     /// `.cohort/` skipped, `.cohort/` kept as HEAD has it), compared with HEAD, renames detected.
-    public func pendingChanges() throws -> PendingChanges {
-        try repository.batchingObjects { try stagePendingChanges() }
+    /// `writingIndex: false` when a commit follows, which writes the index once with its notices.
+    public func pendingChanges(writingIndex: Bool = true) throws -> PendingChanges {
+        try repository.batchingObjects { try stagePendingChanges(writingIndex: writingIndex) }
     }
 
-    private func stagePendingChanges() throws -> PendingChanges {
+    private func stagePendingChanges(writingIndex: Bool) throws -> PendingChanges {
         // A lock file git or Cohort left when killed would stop every command here until removed by hand.
         try GitLocks.clearStale(in: repository.gitDirectory)
         let head = try head()
         let headTree = try repository.tree(ofCommit: head.commit)
         let staged = try repository.stageAll(
             skippingNew: { EditorArtifacts.matches($0) || CohortLayout.isCohortPath($0) },
-            skippingTracked: { CohortLayout.isCohortPath($0) })
+            skippingTracked: { CohortLayout.isCohortPath($0) }, writeIndex: writingIndex)
         // `.cohort/` is Cohort's: always HEAD's, whatever the index holds.
         var content = try repository.tree(staged, replacing: CohortLayout.folder,
                                           with: repository.entry(at: CohortLayout.folder, inTree: headTree))
@@ -84,7 +85,7 @@ extension Workspace {
 
     private func recordChanges(message: String, now: Date, pending: PendingChanges?) throws -> CommitSummary? {
         let (state, signer, _) = try writer()
-        let pending = try pending ?? pendingChanges()
+        let pending = try pending ?? pendingChanges(writingIndex: false)
         let (head, content, changes) = (pending.head, pending.content, pending.changes)
         guard !changes.isEmpty else { return nil }
         let notices = changes.map { change in

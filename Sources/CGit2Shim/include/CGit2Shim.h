@@ -35,11 +35,12 @@ int cohort_spawn_chdir_and_close(void *actions, const char *directory);
 int cohort_pipe_cloexec(int fds[2]);
 
 /// An object database backend that keeps new objects in memory and remembers each one, to be added
-/// to an object database in front of its folders (`git_odb_add_backend`), which then owns it.
-int cohort_batch_new(git_odb_backend **out);
+/// to an object database in front of its folders (`git_odb_add_backend`), which then owns it. Past
+/// 64 MiB it writes what it holds to `pack_directory` before taking more.
+int cohort_batch_new(git_odb_backend **out, const char *pack_directory);
 
-/// Writes every object `batch` holds as one pack (and its index, without deltas) into `pack_directory`, then forgets
-/// them; `written` receives how many. Nothing is forgotten when writing fails.
-int cohort_batch_flush(git_odb_backend *batch, const char *pack_directory, size_t *written);
+/// Writes every object `batch` holds as one pack (without deltas) and its index into its pack
+/// directory, then forgets them; `written` receives how many. Nothing is forgotten when writing fails.
+int cohort_batch_flush(git_odb_backend *batch, size_t *written);
 
 #endif
