@@ -74,7 +74,6 @@ extension Repository {
         return ObjectID(git_object_id(peeled))
     }
 
-    /// Points HEAD at `branch` (a full reference name), born or not.
     /// Deletes reference `name` (nothing happens when there is none).
     public func deleteReference(_ name: String) throws {
         let result = git_reference_remove(pointer, name)
@@ -82,6 +81,7 @@ extension Repository {
         try check(result, "cannot delete \(name)")
     }
 
+    /// Points HEAD at `branch` (a full reference name), born or not.
     public func setHead(to branch: String) throws {
         try check(git_repository_set_head(pointer, branch), "cannot point HEAD at \(branch)")
     }

@@ -39,6 +39,17 @@ extension Workspace {
         }
     }
 
+    /// A bare repository made with `git init --bare` names `master` as its HEAD while a collaboration
+    /// lives on `main`: the clone then has no branch. Take `main` from the remote in that case.
+    static func adoptRemoteMain(_ repository: Repository) throws {
+        let branch = try repository.headBranch()
+        guard try repository.resolve(branch) == nil,
+              let main = try repository.resolve("refs/remotes/origin/" + CohortLayout.defaultBranch.dropFirst("refs/heads/".count))
+        else { return }
+        try repository.updateReference(CohortLayout.defaultBranch, to: main, expected: nil, message: "cohort clone: main")
+        try repository.setHead(to: CohortLayout.defaultBranch)
+    }
+
     /// Clones any git remote (a folder, ssh, http) holding a collaboration, then verifies it as above.
     public static func clone(from url: String, into directory: URL, home: IdentityHome, expecting identifier: String? = nil,
                              callbacks: RemoteCallbacks) throws -> CloneOutcome {
@@ -48,6 +59,13 @@ extension Workspace {
         if existed {
             guard isDirectory.boolValue, (try fileManager.contentsOfDirectory(atPath: directory.path)).isEmpty else {
                 throw CohortError(.io, "\(directory.path) already exists and is not an empty folder", hint: "clone into a new folder")
+            }
+        }
+        if Repository.isLocalRemote(url) {
+            var path = url.hasPrefix("file://") ? String(url.dropFirst("file://".count)) : url
+            if path.hasPrefix("~") { path = NSString(string: path).expandingTildeInPath }
+            guard fileManager.fileExists(atPath: path) else {
+                throw CohortError(.io, "there is no folder \(path) to clone", hint: "give the link the owner sent, or the path of a collaboration's repository")
             }
         }
         func removeClone() {
@@ -64,6 +82,7 @@ extension Workspace {
             // else the rules forbid, never reaches the disk.
             let repository = try Repository.clone(from: url, into: directory, checkout: false, callbacks: callbacks)
             let workspace = try Workspace(repository: repository, home: home)
+            try adoptRemoteMain(repository)
             let head = try workspace.head()
             let report = try repository.verifyHistory(to: head.commit)
             try repository.checkoutHeadIntoEmptyFolder()

@@ -82,16 +82,39 @@ public final class CohortServer: Sendable {
         return router
     }
 
+    /// Loads the TLS certificate chain and key as `run` will, so that a missing or unreadable file is
+    /// named before anything is created.
+    public static func checkTLS(certificate: URL, key: URL) throws {
+        _ = try tlsConfiguration(certificate: certificate, key: key)
+    }
+
+    static func tlsConfiguration(certificate: URL, key: URL) throws -> TLSConfiguration {
+        for (file, what) in [(certificate, "TLS certificate"), (key, "TLS key")] where !FileManager.default.isReadableFile(atPath: file.path) {
+            throw CohortError(.io, "cannot read the \(what) \(file.path): \(FileManager.default.fileExists(atPath: file.path) ? "permission denied" : "no such file")",
+                              hint: "give a PEM file with --tls-cert and its key with --tls-key")
+        }
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(certificate.path)
+        } catch {
+            throw CohortError(.malformed, "\(certificate.path) is not a PEM certificate chain", hint: "give the certificate in PEM form with --tls-cert")
+        }
+        let privateKey: NIOSSLPrivateKey
+        do {
+            privateKey = try NIOSSLPrivateKey(file: key.path, format: .pem)
+        } catch {
+            throw CohortError(.malformed, "\(key.path) is not a PEM private key", hint: "give the certificate's unencrypted key in PEM form with --tls-key")
+        }
+        return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(privateKey))
+    }
+
     /// Binds, prints nothing, calls `onListening` with the bound port, and serves until SIGTERM or
     /// SIGINT, then lets in-flight requests finish (bounded by the grace period).
     public func run(onListening: @escaping @Sendable (Int) async -> Void) async throws {
         let server: HTTPServerBuilder
         let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(300)))
         if let certificate = configuration.tlsCertificate, let key = configuration.tlsKey {
-            let tls = try TLSConfiguration.makeServerConfiguration(
-                certificateChain: NIOSSLCertificate.fromPEMFile(certificate.path).map { .certificate($0) },
-                privateKey: .privateKey(NIOSSLPrivateKey(file: key.path, format: .pem))
-            )
+            let tls = try Self.tlsConfiguration(certificate: certificate, key: key)
             server = try .tls(http1, tlsConfiguration: tls)
         } else {
             server = http1

@@ -23,7 +23,24 @@ public final class Workspace {
 
     /// The workspace containing `url`.
     public convenience init(containing url: URL, home: IdentityHome) throws {
-        try self.init(repository: Repository(discoveringFrom: url), home: home)
+        let repository: Repository
+        do {
+            repository = try Repository(discoveringFrom: url)
+        } catch let error as CohortError where error.code == .git {
+            throw CohortError(.git, "\(url.path) is not in a Cohort workspace (no git repository there or above)",
+                              hint: "run this inside a workspace, give --workspace DIR, or start one with `cohort start DIR`")
+        }
+        try self.init(repository: repository, home: home)
+    }
+
+    /// Refuses a git repository that is not a collaboration (its HEAD has no `.cohort/`), so that a
+    /// command there says so instead of failing on the first rule a plain commit breaks.
+    public func checkIsCollaboration() throws {
+        let head = try head()
+        guard try repository.entry(at: CohortLayout.folder, inTree: repository.tree(ofCommit: head.commit)) != nil else {
+            throw CohortError(.git, "\(directory.path) is a git repository but not a Cohort collaboration (no \(CohortLayout.folder)/ in \(head.branch))",
+                              hint: "start a collaboration in a new folder with `cohort start DIR` and copy the files into it")
+        }
     }
 
     /// The branch HEAD is on and the commit it points at.

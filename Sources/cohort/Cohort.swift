@@ -1,5 +1,6 @@
 import ArgumentParser
 import CohortIdentity
+import Foundation
 
 @main
 struct Cohort: AsyncParsableCommand {
@@ -7,7 +8,7 @@ struct Cohort: AsyncParsableCommand {
         commandName: "cohort",
         abstract: "File-backed collaboration on git, with participants known only by root hashes.",
         discussion: """
-        Identities live under $COHORT_HOME (default ~/.config/cohort).
+        Identities live under $COHORT_HOME (default ~/.config/cohort). \
         Exit status: 0 success, 1 a refusal or failure (one line: error: CODE: reason), 64 a usage error.
         """,
         version: CohortVersion.text,
@@ -19,4 +20,48 @@ struct Cohort: AsyncParsableCommand {
             VersionCommand.self,
         ]
     )
+
+    /// ArgumentParser's parsing and help, with Cohort's error contract: a usage error is one line,
+    /// `error: E_USAGE: what was wrong (see 'cohort … --help')`, exit 64; `cohort` alone prints the
+    /// overview and exits 64 too, as git does.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        guard !arguments.isEmpty else {
+            Terminal.note(helpMessage())
+            Foundation.exit(64)
+        }
+        do {
+            var command = try parseAsRoot(arguments)
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            if error is ExitCode || code == .success {
+                exit(withError: error)
+            } else if code.rawValue == 64 {
+                Terminal.error(usageLine(for: error))
+                Foundation.exit(64)
+            } else {
+                // Nothing should arrive here (commands report CohortErrors themselves); if something
+                // does, it still gets the one-line shape.
+                Terminal.error(CohortError(.io, String(describing: error)).description)
+                Foundation.exit(1)
+            }
+        }
+    }
+
+    /// `E_USAGE: Unknown option '--x' (see 'cohort sync --help')`: ArgumentParser's first line and the
+    /// help it points to.
+    static func usageLine(for error: Error) -> String {
+        let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "bad arguments"
+        let full = fullMessage(for: error)
+        var hint = "see 'cohort --help'"
+        if let start = full.range(of: "See '"), let end = full[start.upperBound...].range(of: "'") {
+            hint = "see '\(full[start.upperBound..<end.lowerBound])'"
+        }
+        return CohortError(.usage, message, hint: hint).description
+    }
 }

@@ -1,6 +1,8 @@
 import CohortIdentity
 import Crypto
 import Foundation
+import Glibc
+import CohortTestSupport
 import Testing
 
 /// Bad input through the CLI: one line, the stable code, exit 1; nothing the user had is touched.
@@ -75,6 +77,118 @@ import Testing
     @Test func usageErrorsExit64() throws {
         let result = try cli.run(["id", "init", "--name", "No Handle"])
         #expect(result.status == 64, "\(result.stderr)")
+    }
+}
+
+/// What a newcomer meets with bad input: one line `error: CODE: what (what to do)`, the right exit
+/// status, and nothing created by a command that refused.
+@Suite struct NewcomerMessageTests {
+    func expectUsage(_ result: CLI.Result, _ fragment: String, help: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.status == 64, "exit \(result.status): \(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stdout.isEmpty, "\(result.stdout)", sourceLocation: sourceLocation)
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stderr.hasPrefix("error: E_USAGE: ") && result.stderr.contains(fragment)
+                && result.stderr.hasSuffix("(see '\(help)')\n"), "\(result.stderr)", sourceLocation: sourceLocation)
+    }
+
+    @Test func usageErrorsAreOneLineWithTheHelpToRead() throws {
+        let sandbox = try Sandbox()
+        let cli = sandbox.cli("home")
+        expectUsage(try cli.run(["sync", "--max-attempts", "3"]), "Unknown option '--max-attempts'", help: "cohort sync --help")
+        expectUsage(try cli.run(["id", "init", "--name", "Ann"]), "--handle", help: "cohort id init --help")
+        expectUsage(try cli.run(["nosuch"]), "nosuch", help: "cohort --help")
+        // A negative duration is out of range, not a missing value.
+        expectUsage(try cli.run(["sync", "--wait", "-3"]), "--wait must be 0 to 86400 seconds", help: "cohort sync --help")
+        expectUsage(try cli.run(["watch", "--settle", "-1"]), "--settle must be", help: "cohort watch --help")
+        expectUsage(try cli.run(["serve", "--data", sandbox.path("data").path, "--challenge-lifetime", "900"]),
+                    "--challenge-lifetime must be 1 to", help: "cohort serve --help")
+        expectUsage(try cli.run(["serve", "--data", sandbox.path("data").path, "--max-transfers", "-1"]),
+                    "--max-transfers must be", help: "cohort serve --help")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path("data").path))
+        // `cohort` alone: the overview, on standard error, and a usage status.
+        let bare = try cli.run([])
+        #expect(bare.status == 64 && bare.stdout.isEmpty && bare.stderr.contains("SUBCOMMANDS:"), "\(bare.stderr)")
+        // Help and version still succeed; defaults print as people write them.
+        let help = try cli.run(["sync", "--help"])
+        #expect(help.status == 0 && help.stdout.contains("(default: 60)"), "\(help.stdout)")
+        // Paragraphs are wrapped by the terminal's width only, never in the middle by the source.
+        let paragraph = help.stdout.split(separator: "\n\n")[1]
+        #expect(paragraph.split(separator: "\n").allSatisfy { $0.count >= 60 || $0.hasSuffix(".") }, "\(paragraph)")
+        #expect(try cli.run(["--version"]).status == 0)
+    }
+
+    @Test func serveChecksBeforeItCreatesAnything() throws {
+        let sandbox = try Sandbox()
+        let cli = sandbox.cli("home")
+        let data = sandbox.path("data")
+        let missing = try cli.run(["serve", "--data", data.path, "--tls-cert", sandbox.path("none.pem").path, "--tls-key", sandbox.path("none.key").path])
+        expectRefusal(missing, "E_IO")
+        #expect(missing.stderr.contains(sandbox.path("none.pem").path), "\(missing.stderr)")
+        try sandbox.write("garbage.pem", "not a certificate\n")
+        try sandbox.write("garbage.key", "not a key\n")
+        expectRefusal(try cli.run(["serve", "--data", data.path, "--tls-cert", sandbox.path("garbage.pem").path,
+                                   "--tls-key", sandbox.path("garbage.key").path]), "E_MALFORMED")
+        // A port something else listens on.
+        let taken = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(taken) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(taken, $0, length) == 0 && listen(taken, 1) == 0 && getsockname(taken, $0, &length) == 0 }
+        }
+        #expect(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let busy = try cli.run(["serve", "--data", data.path, "--listen", "127.0.0.1:\(port)"])
+        expectRefusal(busy, "E_NETWORK")
+        #expect(busy.stderr.contains("127.0.0.1:\(port): the port is already in use"), "\(busy.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: data.path), "serve created its data directory before refusing")
+    }
+
+    @Test func outsideAWorkspaceAndInAPlainRepository() throws {
+        let sandbox = try Sandbox()
+        let cli = sandbox.cli("home")
+        #expect(try cli.run(["id", "init", "--handle", "ann@example.com", "--name", "Ann"]).status == 0)
+        let outside = try cli.run(["status"])
+        expectRefusal(outside, "E_GIT")
+        #expect(outside.stderr.contains("is not in a Cohort workspace") && outside.stderr.contains("cohort start"), "\(outside.stderr)")
+        let plain = sandbox.path("plain")
+        try FileManager.default.createDirectory(at: plain, withIntermediateDirectories: true)
+        try Data("hello\n".utf8).write(to: plain.appendingPathComponent("a.txt"))
+        for arguments in [["init", "-q"], ["add", "a.txt"], ["-c", "user.name=A", "-c", "user.email=a@example.com", "commit", "-qm", "plain"]] {
+            #expect(try run("git", arguments, in: plain).status == 0)
+        }
+        for command in [["status"], ["verify"], ["sync"], ["commit", "-m", "x"]] {
+            let result = try cli.run(command + ["--workspace", plain.path])
+            expectRefusal(result, "E_GIT")
+            #expect(result.stderr.contains("is a git repository but not a Cohort collaboration"), "\(command): \(result.stderr)")
+        }
+    }
+
+    @Test func cloneOfAFolderThatIsNotThere() throws {
+        let sandbox = try Sandbox()
+        let cli = sandbox.cli("home")
+        #expect(try cli.run(["id", "init", "--handle", "ann@example.com", "--name", "Ann"]).status == 0)
+        let result = try cli.run(["clone", sandbox.path("nowhere").path, sandbox.path("copy").path])
+        expectRefusal(result, "E_IO")
+        #expect(result.stderr.contains("there is no folder \(sandbox.path("nowhere").path) to clone"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path("copy").path))
+    }
+
+    @Test func identityTextsGitCannotCarryAreRefusedBeforeAKeyExists() throws {
+        let sandbox = try Sandbox()
+        for (handle, name) in [("a<b@example.com", "Ann"), ("ann@example.com", "Ann <Lee>"), ("ann@example.com", "Ann\u{2028}Lee"),
+                               ("ann>@example.com", "Ann"), ("ann@example.com", "Ann\nLee")] {
+            let cli = sandbox.cli("home-\(UUID().uuidString)")
+            expectRefusal(try cli.run(["id", "init", "--handle", handle, "--name", name]), "E_MALFORMED")
+            #expect(!FileManager.default.fileExists(atPath: cli.home.appendingPathComponent("device.key").path))
+            if name == "Ann" {
+                expectRefusal(try cli.run(["id", "enroll", "--handle", handle]), "E_MALFORMED")
+                #expect(!FileManager.default.fileExists(atPath: cli.home.appendingPathComponent("device.key").path))
+            }
+        }
     }
 }
 

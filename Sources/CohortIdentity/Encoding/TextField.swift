@@ -26,4 +26,16 @@ enum TextField {
             throw CohortError(.malformed, "handle '\(handle)' contains a space", hint: "use an address such as you@example.com")
         }
     }
+
+    /// What commits carry as their author (`Name <handle>`) must be a valid git identity: no `<` or
+    /// `>`, no line or paragraph separator. Checked where a person types them (`id init`, `enroll`),
+    /// not on cards read from elsewhere.
+    static func checkAuthorText(_ text: String, field: String) throws {
+        guard !text.contains("<"), !text.contains(">"),
+              !text.unicodeScalars.contains(where: { [.lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory) })
+        else {
+            throw CohortError(.malformed, "\(field) '\(text.prefix(80))' contains '<', '>' or a line break",
+                              hint: "commits name you as `name <handle>`, so neither may hold those")
+        }
+    }
 }

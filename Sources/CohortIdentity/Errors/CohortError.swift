@@ -57,13 +57,15 @@ public struct CohortError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let busy = Code("E_BUSY")
         /// The server could not be reached, or answered with something that is not Cohort's protocol.
         public static let network = Code("E_NETWORK")
+        /// A command line Cohort cannot parse: an unknown option, a missing or out-of-range value (exit 64).
+        public static let usage = Code("E_USAGE")
 
         /// Every code, in documentation order.
         public static let all: [Code] = [
             .malformed, .badKey, .badSignature, .badProof, .unknownRoot, .revoked,
             .challengeForged, .challengeExpired, .challengeScope, .challengeReplayed, .notPermitted,
             .identityExists, .noIdentity, .cardIncomplete, .io, .git,
-            .unauthorized, .notFound, .tooLarge, .busy, .network,
+            .unauthorized, .notFound, .tooLarge, .busy, .network, .usage,
         ]
     }
 

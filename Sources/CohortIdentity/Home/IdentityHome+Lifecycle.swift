@@ -13,7 +13,9 @@ extension IdentityHome {
     public func initialise(handle: String, name: String, deviceName: String) throws -> IdentityCard {
         // Validate before a key exists, so bad input leaves nothing behind.
         try TextField.checkHandle(handle)
+        try TextField.checkAuthorText(handle, field: "handle")
         try TextField.check(name, field: "name", maxBytes: IdentityCard.maxNameBytes)
+        try TextField.checkAuthorText(name, field: "name")
         try TextField.check(deviceName, field: "device name", maxBytes: IdentityCard.maxDeviceNameBytes)
         let device = try createDevice(handle: handle, deviceName: deviceName)
         do {
@@ -32,6 +34,8 @@ extension IdentityHome {
     /// enrolment request to take to one of their existing devices. Run again, it returns the same
     /// request while the enrolment is pending.
     public func enroll(handle: String, deviceName: String) throws -> EnrollmentRequest {
+        try TextField.checkHandle(handle)
+        try TextField.checkAuthorText(handle, field: "handle")
         if hasDevice {
             let device = try loadDevice()
             guard try loadCard() == nil, device.handle == handle, device.name == deviceName else {

@@ -30,13 +30,13 @@ struct NoticesList: AsyncCohortCommand {
     @Flag(help: "Keep printing new notices as commits arrive.")
     var follow = false
 
-    @Option(help: ArgumentHelp("Seconds between checks with --follow.", valueName: "S"))
-    var interval: Double = 2
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds between checks with --follow.", valueName: "S"))
+    var interval = Seconds(2)
 
     @OptionGroup var workspace: WorkspaceOptions
 
     func validate() throws {
-        guard interval > 0, interval <= 3600 else { throw ValidationError("--interval must be more than 0 and at most 3600 seconds") }
+        guard interval.value > 0, interval.value <= 3600 else { throw ValidationError("--interval must be more than 0 and at most 3600 seconds") }
     }
 
     func execute() async throws {
@@ -54,7 +54,7 @@ struct NoticesList: AsyncCohortCommand {
                 }
                 last = head
             }
-            if follow { try await Task.sleep(for: .seconds(interval)) }
+            if follow { try await Task.sleep(for: .seconds(interval.value)) }
         } while follow
     }
 }

@@ -11,6 +11,8 @@ struct WorkspaceOptions: ParsableArguments {
     @OptionGroup var home: HomeOptions
 
     func open() throws -> Workspace {
-        try Workspace(containing: URL(fileURLWithPath: path ?? FileManager.default.currentDirectoryPath), home: home.home)
+        let workspace = try Workspace(containing: URL(fileURLWithPath: path ?? FileManager.default.currentDirectoryPath), home: home.home)
+        try workspace.checkIsCollaboration()
+        return workspace
     }
 }

@@ -6,8 +6,8 @@ struct IdEnroll: CohortCommand {
         commandName: "enroll",
         abstract: "On a new device: create its key and a request to join your card.",
         discussion: """
-        Take the request to a device you already have and run `cohort id add-device REQUEST` there;
-        bring the card it prints back and run `cohort id import-card CARD` here.
+        Take the request to a device you already have and run `cohort id add-device REQUEST` there; \
+        bring the card it prints back and run `cohort id import-card CARD` here. \
         Running enroll again while the enrolment is pending prints the same request.
         """
     )

@@ -7,9 +7,9 @@ struct ProofCreate: CohortCommand {
         commandName: "create",
         abstract: "Sign a message with this device's key for a collaboration, with its proof of inclusion.",
         discussion: """
-        Prints {"scheme", "publicKey", "publicKeyIndex", "inclusionHashes", "signature", "message"}:
-        binary values base64, the signature ECDSA P-256 / SHA-256 in DER by this device's diversified key over
-        "COHORT-V1-IDENTITY-PROOF\\n" then the message. A message that begins "DSSEv1 " or "SSHSIG" (what
+        Prints {"scheme", "publicKey", "publicKeyIndex", "inclusionHashes", "signature", "message"}: \
+        binary values base64, the signature ECDSA P-256 / SHA-256 in DER by this device's diversified key over \
+        "COHORT-V1-IDENTITY-PROOF\\n" then the message. A message that begins "DSSEv1 " or "SSHSIG" (what \
         signed files and commits sign) is refused: signing it could forge your signature on those.
         """
     )

@@ -7,8 +7,8 @@ struct ProofVerify: CohortCommand {
         commandName: "verify",
         abstract: "Verify a signed identity proof (JSON on standard input) against a list of roots.",
         discussion: """
-        Each line of the roots file is `SCHEME HEX` (cohort-v1 or apple-v1), or `SCHEME HEX revoked`;
-        blank lines and lines starting with # are skipped. Prints `ok ROOTHEX` and exits 0, or prints
+        Each line of the roots file is `SCHEME HEX` (cohort-v1 or apple-v1), or `SCHEME HEX revoked`; \
+        blank lines and lines starting with # are skipped. Prints `ok ROOTHEX` and exits 0, or prints \
         `error: CODE: explanation` and exits 1. For apple-v1 the signature may be DER or raw r‖s.
         """
     )

@@ -9,9 +9,9 @@ struct ServeCommand: AsyncCohortCommand {
         commandName: "serve",
         abstract: "Host collaborations over git's smart HTTP; every pull and push needs a proof of identity.",
         discussion: """
-        Collaborations live as bare repositories under DIR/collaborations (Cohort's hooks installed), the
-        server's keys under DIR/server (0600), and DIR/sinks.toml (optional) names sinks for every
-        collaboration's notices. Prints `listening on URL` when ready; logs are JSON lines on standard
+        Collaborations live as bare repositories under DIR/collaborations (Cohort's hooks installed), the \
+        server's keys under DIR/server (0600), and DIR/sinks.toml (optional) names sinks for every \
+        collaboration's notices. Prints `listening on URL` when ready; logs are JSON lines on standard \
         error. SIGTERM or SIGINT stops accepting and lets running requests finish. See Docs/Server.md.
         """
     )
@@ -31,40 +31,54 @@ struct ServeCommand: AsyncCohortCommand {
     @Option(name: .customLong("public-url"), help: ArgumentHelp("The URL clients reach this server at; links and challenges name it, and requests for another Host are refused. Required unless listening on loopback.", valueName: "URL"))
     var publicURL: String?
 
-    @Option(name: .customLong("max-push-mb"), help: ArgumentHelp("Largest push accepted, in MiB.", valueName: "N"))
+    @Option(name: .customLong("max-push-mb"), parsing: .unconditional, help: ArgumentHelp("Largest push accepted, in MiB.", valueName: "N"))
     var maxPushMB = 2048
 
-    @Option(name: .customLong("max-transfers"), help: ArgumentHelp("git transfers running at once; more are answered 429.", valueName: "N"))
+    @Option(name: .customLong("max-transfers"), parsing: .unconditional, help: ArgumentHelp("git transfers running at once; more are answered 429.", valueName: "N"))
     var maxTransfers = 64
 
-    @Option(name: .customLong("token-lifetime"), help: ArgumentHelp("Seconds an access token lives.", valueName: "S"))
+    @Option(name: .customLong("token-lifetime"), parsing: .unconditional, help: ArgumentHelp("Seconds an access token lives.", valueName: "S"))
     var tokenLifetime = 600
 
-    @Option(name: .customLong("challenge-lifetime"), help: ArgumentHelp("Seconds a challenge may be answered (1 to 300).", valueName: "S"))
+    @Option(name: .customLong("challenge-lifetime"), parsing: .unconditional, help: ArgumentHelp("Seconds a challenge may be answered (1 to 300).", valueName: "S"))
     var challengeLifetime = 120
 
-    @Option(name: .customLong("identity-rate"), help: ArgumentHelp("Challenge and token requests per client address per minute.", valueName: "N"))
+    @Option(name: .customLong("identity-rate"), parsing: .unconditional, help: ArgumentHelp("Challenge and token requests per client address per minute.", valueName: "N"))
     var identityRate = 120
 
     @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "LEVEL"))
     var logLevel = "info"
 
+    func validate() throws {
+        guard (try? Self.parseListen(listen)) != nil else {
+            throw ValidationError("--listen \(listen.prefix(60)) is not HOST:PORT (e.g. 127.0.0.1:8377, or :8377 for every address)")
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level \(logLevel.prefix(20)) is not one of trace, debug, info, notice, warning, error, critical")
+        }
+        guard (1...(1 << 20)).contains(maxPushMB) else { throw ValidationError("--max-push-mb must be 1 to \(1 << 20)") }
+        guard (1...100_000).contains(maxTransfers) else { throw ValidationError("--max-transfers must be 1 to 100000") }
+        guard (10...86_400).contains(tokenLifetime) else { throw ValidationError("--token-lifetime must be 10 to 86400 seconds") }
+        guard (1...Int(Challenge.maxLifetime)).contains(challengeLifetime) else {
+            throw ValidationError("--challenge-lifetime must be 1 to \(Challenge.maxLifetime) seconds")
+        }
+        guard (1...1_000_000).contains(identityRate) else { throw ValidationError("--identity-rate must be 1 to 1000000") }
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+    }
+
     func execute() async throws {
         let (host, port) = try Self.parseListen(listen)
-        guard let level = Logger.Level(rawValue: logLevel) else {
-            throw CohortError(.malformed, "--log-level \(logLevel) is not a level", hint: "use trace, debug, info, notice, warning, error or critical")
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        // What can be checked is checked before the data directory is created.
+        if let tlsCert, let tlsKey {
+            try CohortServer.checkTLS(certificate: URL(fileURLWithPath: tlsCert), key: URL(fileURLWithPath: tlsKey))
         }
-        guard maxPushMB > 0, maxPushMB <= 1 << 20 else {
-            throw CohortError(.malformed, "--max-push-mb must be 1 to \(1 << 20)")
-        }
+        try ListenProbe.check(host: host, port: port, as: listen)
         var limits = ServerLimits()
         limits.maxPushBytes = maxPushMB << 20
         limits.maxConcurrentTransfers = maxTransfers
         limits.tokenLifetime = tokenLifetime
         limits.identityRequestsPerMinute = identityRate
-        guard (1...Int(Challenge.maxLifetime)).contains(challengeLifetime) else {
-            throw CohortError(.malformed, "--challenge-lifetime must be 1 to \(Challenge.maxLifetime) seconds")
-        }
         limits.challengeLifetime = UInt16(challengeLifetime)
         let configuration = ServerConfiguration(
             dataDirectory: URL(fileURLWithPath: data, isDirectory: true), host: host, port: port, publicURL: publicURL,
@@ -74,8 +88,14 @@ struct ServeCommand: AsyncCohortCommand {
         )
         LoggingSystem.bootstrap { JSONLogHandler(label: $0, level: level) }
         let server = try CohortServer(configuration: configuration, logger: Logger(label: "cohort.serve"))
-        try await server.run { boundPort in
-            Terminal.print("listening on \(configuration.baseURL(boundPort: boundPort)) (data \(configuration.dataDirectory.path))")
+        do {
+            try await server.run { boundPort in
+                Terminal.print("listening on \(configuration.baseURL(boundPort: boundPort)) (data \(configuration.dataDirectory.path))")
+            }
+        } catch let error as CohortError {
+            throw error
+        } catch {
+            throw ListenProbe.failure(error, listening: listen)
         }
         Terminal.note("cohort serve: stopped")
     }

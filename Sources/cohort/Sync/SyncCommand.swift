@@ -13,9 +13,9 @@ struct SyncCommand: AsyncCohortCommand {
         commandName: "sync",
         abstract: "Commit local changes, fetch, verify, merge (conflicts become copies), push, deliver notices.",
         discussion: """
-        One sync at a time per workspace (a second one waits, see --wait). An interrupted sync (a crash,
-        a kill) is finished by the next one. More than --mass-delete-share of the tracked files deleted
-        is held back unless --allow-mass-delete. A read-only participant's sync only pulls; local edits
+        One sync at a time per workspace (a second one waits, see --wait). An interrupted sync (a crash, \
+        a kill) is finished by the next one. More than --mass-delete-share of the tracked files deleted \
+        is held back unless --allow-mass-delete. A read-only participant's sync only pulls; local edits \
         stay in the folder. See Docs/Sync.md.
         """
     )
@@ -29,11 +29,11 @@ struct SyncCommand: AsyncCohortCommand {
     @Flag(name: .customLong("allow-mass-delete"), help: "Commit deletions even of more than the share below.")
     var allowMassDelete = false
 
-    @Option(name: .customLong("mass-delete-share"), help: ArgumentHelp("Hold back deleting more than this share of tracked files (0 to 1).", valueName: "SHARE"))
+    @Option(name: .customLong("mass-delete-share"), parsing: .unconditional, help: ArgumentHelp("Hold back deleting more than this share of tracked files (0 to 1).", valueName: "SHARE"))
     var massDeleteShare = 0.5
 
-    @Option(help: ArgumentHelp("Seconds to wait for another sync of this workspace.", valueName: "S"))
-    var wait = 60.0
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to wait for another sync of this workspace.", valueName: "S"))
+    var wait = Seconds(60)
 
     @Flag(help: "Print the report as JSON.")
     var json = false
@@ -42,7 +42,7 @@ struct SyncCommand: AsyncCohortCommand {
 
     func validate() throws {
         guard (0...1).contains(massDeleteShare) else { throw ValidationError("--mass-delete-share must be between 0 and 1") }
-        guard wait >= 0, wait <= 86_400 else { throw ValidationError("--wait must be 0 to 86400 seconds") }
+        guard wait.value >= 0, wait.value <= 86_400 else { throw ValidationError("--wait must be 0 to 86400 seconds") }
     }
 
     func execute() async throws {
@@ -51,7 +51,7 @@ struct SyncCommand: AsyncCohortCommand {
         options.remote = remote
         options.allowMassDelete = allowMassDelete
         options.massDeleteShare = massDeleteShare
-        options.wait = wait
+        options.wait = wait.value
         options.progress = json ? nil : TerminalProgress.make(label: "Transferring")
         let opened: Workspace
         var report: SyncReport

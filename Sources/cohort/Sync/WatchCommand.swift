@@ -13,11 +13,11 @@ struct WatchCommand: AsyncCohortCommand {
         discussion: "Changes are noticed by looking at the files every second; a sync starts once nothing changed for --settle seconds. A stop request lets a running sync finish."
     )
 
-    @Option(help: ArgumentHelp("Seconds between syncs when nothing changes locally.", valueName: "S"))
-    var interval = 60.0
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds between syncs when nothing changes locally.", valueName: "S"))
+    var interval = Seconds(60)
 
-    @Option(help: ArgumentHelp("Seconds local changes must be quiet before a sync.", valueName: "S"))
-    var settle = 2.0
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds local changes must be quiet before a sync.", valueName: "S"))
+    var settle = Seconds(2)
 
     @Option(help: ArgumentHelp("The remote to sync with.", valueName: "NAME"))
     var remote = "origin"
@@ -25,8 +25,8 @@ struct WatchCommand: AsyncCohortCommand {
     @OptionGroup var workspace: WorkspaceOptions
 
     func validate() throws {
-        guard interval >= 1, interval <= 86_400 else { throw ValidationError("--interval must be 1 to 86400 seconds") }
-        guard settle >= 0.2, settle <= 3600 else { throw ValidationError("--settle must be 0.2 to 3600 seconds") }
+        guard interval.value >= 1, interval.value <= 86_400 else { throw ValidationError("--interval must be 1 to 86400 seconds") }
+        guard settle.value >= 0.2, settle.value <= 3600 else { throw ValidationError("--settle must be 0.2 to 3600 seconds") }
     }
 
     func execute() async throws {
@@ -50,8 +50,8 @@ struct WatchCommand: AsyncCohortCommand {
                 lastSeen = snapshot
                 changedAt = now
             }
-            let settled = changedAt.map { now.timeIntervalSince($0) >= settle } ?? false
-            if (settled || now.timeIntervalSince(lastSync) >= interval), now >= retryAt {
+            let settled = changedAt.map { now.timeIntervalSince($0) >= settle.value } ?? false
+            if (settled || now.timeIntervalSince(lastSync) >= interval.value), now >= retryAt {
                 changedAt = nil
                 lastSync = now
                 var failed: CohortError?
