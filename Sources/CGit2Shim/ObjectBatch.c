@@ -24,20 +24,37 @@ typedef struct {
     size_t capacity;
     size_t bytes;
     char *pack_directory;
+    int flush_failed;
 } cohort_batch;
 
 // Past this many bytes in memory, a batch is written out before it takes more (a first commit of a
 // large folder must not hold all of it in memory).
 #define BATCH_MEMORY_LIMIT ((size_t)64 << 20)
+// A larger object is not batched: the folder's loose-object backend streams it to disk in constant
+// memory, whatever its size.
+#define BATCH_OBJECT_LIMIT ((size_t)16 << 20)
+
+static int batch_keep(cohort_batch *batch, const git_oid *oid, const void *data, size_t len, git_object_t type);
 
 static int batch_write(git_odb_backend *backend, const git_oid *oid, const void *data, size_t len, git_object_t type) {
     cohort_batch *batch = (cohort_batch *)backend;
     if (batch->memory->exists(batch->memory, oid)) return 0;
+    // Too large, or the batch could not be written when it filled up: the next backend (loose files)
+    // takes the object; the final flush reports the failure once.
+    if (len > BATCH_OBJECT_LIMIT || batch->flush_failed) return GIT_PASSTHROUGH;
     if (batch->bytes + len > BATCH_MEMORY_LIMIT && batch->count > 0) {
         size_t written = 0;
-        int error = cohort_batch_flush(backend, &written);
-        if (error < 0) return error;
+        if (cohort_batch_flush(backend, &written) < 0) {
+            batch->flush_failed = 1;
+            return GIT_PASSTHROUGH;
+        }
     }
+    return batch_keep(batch, oid, data, len, type);
+}
+
+// Keeps an object in memory and remembers its id.
+static int batch_keep(cohort_batch *batch, const git_oid *oid, const void *data, size_t len, git_object_t type) {
+    if (batch->memory->exists(batch->memory, oid)) return 0;
     if (batch->count == batch->capacity) {
         size_t capacity = batch->capacity ? batch->capacity * 2 : 256;
         git_oid *ids = realloc(batch->ids, capacity * sizeof(git_oid));
@@ -52,6 +69,69 @@ static int batch_write(git_odb_backend *backend, const git_oid *oid, const void 
     if (error < 0) return error;
     git_oid_cpy(&batch->ids[batch->count++], oid);
     batch->bytes += len;
+    return 0;
+}
+
+// A stream into the batch for an object of a declared size (how libgit2 writes a file's blob);
+// objects past BATCH_OBJECT_LIMIT are passed to the loose backend's own stream.
+typedef struct {
+    git_odb_stream parent;
+    git_object_t type;
+    unsigned char *data;
+    size_t size;
+    size_t used;
+} batch_stream;
+
+static int batch_stream_write(git_odb_stream *stream, const char *buffer, size_t len) {
+    batch_stream *self = (batch_stream *)stream;
+    if (len > self->size - self->used) {
+        git_error_set_str(GIT_ERROR_ODB, "more bytes written than the object declared");
+        return -1;
+    }
+    memcpy(self->data + self->used, buffer, len);
+    self->used += len;
+    return 0;
+}
+
+static int batch_stream_finalize(git_odb_stream *stream, const git_oid *oid) {
+    batch_stream *self = (batch_stream *)stream;
+    if (self->used != self->size) {
+        git_error_set_str(GIT_ERROR_ODB, "fewer bytes written than the object declared");
+        return -1;
+    }
+    int error = batch_write(stream->backend, oid, self->data, self->size, self->type);
+    // The stream was opened here, so the object stays here even when the batch could not be written
+    // out as it filled up; the final flush reports that.
+    if (error == GIT_PASSTHROUGH) error = batch_keep((cohort_batch *)stream->backend, oid, self->data, self->size, self->type);
+    return error;
+}
+
+static void batch_stream_free(git_odb_stream *stream) {
+    batch_stream *self = (batch_stream *)stream;
+    free(self->data);
+    free(self);
+}
+
+static int batch_writestream(git_odb_stream **out, git_odb_backend *backend, git_object_size_t size, git_object_t type) {
+    cohort_batch *batch = (cohort_batch *)backend;
+    if (size > BATCH_OBJECT_LIMIT || batch->flush_failed) return GIT_PASSTHROUGH;
+    batch_stream *stream = calloc(1, sizeof(batch_stream));
+    unsigned char *data = malloc(size ? (size_t)size : 1);
+    if (!stream || !data) {
+        free(stream);
+        free(data);
+        git_error_set_oom();
+        return -1;
+    }
+    stream->parent.backend = backend;
+    stream->parent.mode = GIT_STREAM_WRONLY;
+    stream->parent.write = batch_stream_write;
+    stream->parent.finalize_write = batch_stream_finalize;
+    stream->parent.free = batch_stream_free;
+    stream->type = type;
+    stream->data = data;
+    stream->size = (size_t)size;
+    *out = &stream->parent;
     return 0;
 }
 
@@ -93,6 +173,7 @@ int cohort_batch_new(git_odb_backend **out, const char *pack_directory) {
         return error;
     }
     batch->parent.write = batch_write;
+    batch->parent.writestream = batch_writestream;
     batch->parent.read = batch_read;
     batch->parent.read_header = batch_read_header;
     batch->parent.exists = batch_exists;
@@ -243,7 +324,10 @@ int cohort_batch_flush(git_odb_backend *backend, size_t *written) {
         git_error_set_oom();
         error = -1;
     }
-    if (error == 0 && EVP_DigestInit_ex(digest, EVP_sha1(), NULL) != 1) error = -1;
+    if (error == 0 && EVP_DigestInit_ex(digest, EVP_sha1(), NULL) != 1) {
+        git_error_set_str(GIT_ERROR_SSL, "cannot start a SHA-1 digest");
+        error = -1;
+    }
     if (error == 0 && (pack = mkostemp(pack_path, O_CLOEXEC)) < 0) {
         git_error_set_str(GIT_ERROR_OS, strerror(errno));
         error = -1;
@@ -265,7 +349,7 @@ int cohort_batch_flush(git_odb_backend *backend, size_t *written) {
             error = append_object(pack, &zlib, digest, &entries[i], type, data, size, &appended);
             offset += appended;
         }
-        free(data);
+        if (data) git_odb_backend_data_free(batch->memory, data);
     }
     unsigned char checksum[EVP_MAX_MD_SIZE];
     unsigned int checksum_size = 0;
@@ -282,20 +366,34 @@ int cohort_batch_flush(git_odb_backend *backend, size_t *written) {
         }
         if (error == 0) error = write_all(index, index_bytes, index_size);
     }
-    // Packs are read-only, as git leaves them; the pack goes into place before the index that makes
-    // it visible.
-    if (pack >= 0 && (fchmod(pack, 0444) != 0 || close(pack) != 0) && error == 0) error = -1;
-    if (index >= 0 && (fchmod(index, 0444) != 0 || close(index) != 0) && error == 0) error = -1;
+    // Packs are read-only and on disk before anything names their objects (git flushes its packs
+    // too); the pack goes into place before the index that makes it visible.
+    for (int i = 0; i < 2; i++) {
+        int fd = i == 0 ? pack : index;
+        if (fd < 0) continue;
+        if (error == 0 && (fchmod(fd, 0444) != 0 || fdatasync(fd) != 0)) {
+            git_error_set_str(GIT_ERROR_OS, strerror(errno));
+            error = -1;
+        }
+        if (close(fd) != 0 && error == 0) {
+            git_error_set_str(GIT_ERROR_OS, strerror(errno));
+            error = -1;
+        }
+    }
     if (error == 0) {
         char hex[GIT_OID_HEXSZ + 1] = { 0 };
+        char index_final[4096];
         git_oid name;
         git_oid_fromraw(&name, checksum);
         git_oid_fmt(hex, &name);
-        snprintf(final_path, sizeof final_path, "%s/pack-%s.pack", pack_directory, hex);
-        if (rename(pack_path, final_path) != 0) error = -1;
-        snprintf(final_path, sizeof final_path, "%s/pack-%s.idx", pack_directory, hex);
-        if (error == 0 && rename(index_path, final_path) != 0) error = -1;
-        if (error < 0) git_error_set_str(GIT_ERROR_OS, strerror(errno));
+        if (snprintf(final_path, sizeof final_path, "%s/pack-%s.pack", pack_directory, hex) >= (int)sizeof final_path
+            || snprintf(index_final, sizeof index_final, "%s/pack-%s.idx", pack_directory, hex) >= (int)sizeof index_final) {
+            git_error_set_str(GIT_ERROR_OS, "the objects folder's path is too long");
+            error = -1;
+        } else if (rename(pack_path, final_path) != 0 || rename(index_path, index_final) != 0) {
+            git_error_set_str(GIT_ERROR_OS, strerror(errno));
+            error = -1;
+        }
     }
     if (error < 0) {
         if (pack >= 0) unlink(pack_path);
@@ -309,5 +407,6 @@ int cohort_batch_flush(git_odb_backend *backend, size_t *written) {
     *written = batch->count;
     batch->count = 0;
     batch->bytes = 0;
+    batch->flush_failed = 0;
     return git_mempack_reset(batch->memory);
 }

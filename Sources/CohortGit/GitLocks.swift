@@ -51,6 +51,15 @@ public enum GitLocks {
                 if processes(holding: file).isEmpty, (age(of: file) ?? 0) >= 1 { unlink(file.path) }
             }
         }
+        // A pack whose index never arrived (a writer killed between its two renames) is invisible to
+        // git and libgit2 alike; one left for a minute is debris.
+        let packs = objects.appendingPathComponent("pack")
+        let names = Set((try? FileManager.default.contentsOfDirectory(atPath: packs.path)) ?? [])
+        for name in names where name.hasPrefix("pack-") && name.hasSuffix(".pack")
+            && !names.contains(String(name.dropLast(".pack".count)) + ".idx") {
+            let file = packs.appendingPathComponent(name)
+            if processes(holding: file).isEmpty, (age(of: file) ?? 0) >= 60 { unlink(file.path) }
+        }
     }
 
     static func lockFiles(in gitDirectory: URL) -> [URL] {

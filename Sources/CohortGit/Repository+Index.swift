@@ -48,8 +48,8 @@ extension Repository {
         try check(GitRuntime.trustingIndexEntries { git_index_write_tree(&oid, index) }, "cannot write the staged tree")
         // libgit2's look at the files refreshes stat data in memory, which the index must keep; after
         // git's, an index with nothing staged is as it was.
-        if writeIndex, scanned == nil || !changes.isEmpty {
-            try self.writeIndex(index)
+        if scanned == nil || !changes.isEmpty {
+            if writeIndex { try self.writeIndex(index) } else { indexUnwritten = true }
         }
         return ObjectID(oid)
     }
@@ -157,10 +157,21 @@ extension Repository {
         return refused
     }
 
+    /// Writes what `stageAll(writeIndex: false)` staged, as it is in memory (not read again from disk),
+    /// for when no commit follows to write it.
+    public func writeStagedIndex() throws {
+        guard indexUnwritten else { return }
+        var index: OpaquePointer?
+        try check(git_repository_index(&index, pointer), "cannot open the index")
+        defer { git_index_free(index) }
+        try writeIndex(index)
+    }
+
     /// Writes `index` to disk, after the objects it may name (see `batchingObjects`).
     func writeIndex(_ index: OpaquePointer?) throws {
         try flushObjects()
         try check(git_index_write(index), "cannot write the index")
+        indexUnwritten = false
     }
 
     /// Every file, link and submodule entry of `tree` with its full path, in tree order.

@@ -33,7 +33,9 @@ extension Repository {
     /// of its objects (an index write, a reference move: see `flushObjects`) and when `body` ends, so
     /// a crash loses only objects nothing refers to.
     public func batchingObjects<T>(_ body: () throws -> T) throws -> T {
-        guard batch == nil else { return try body() }
+        // Inside a hook git names the object folders through its environment (the quarantine):
+        // objects go where libgit2 puts them there.
+        guard batch == nil, case .path = origin else { return try body() }
         var replaced: OpaquePointer?
         try check(git_repository_odb(&replaced, pointer), "cannot open the object database")
         guard let replaced else { throw CohortError(.git, "cannot open the object database: libgit2 returned nothing") }

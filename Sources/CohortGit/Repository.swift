@@ -22,6 +22,8 @@ public final class Repository {
 
     /// New objects kept in memory while `batchingObjects` runs, written as one pack before anything names them.
     var batch: ObjectBatch?
+    /// Whether `stageAll(writeIndex: false)` staged something the index file does not hold yet.
+    var indexUnwritten = false
 
 
     deinit {

@@ -87,7 +87,12 @@ extension Workspace {
         let (state, signer, _) = try writer()
         let pending = try pending ?? pendingChanges(writingIndex: false)
         let (head, content, changes) = (pending.head, pending.content, pending.changes)
-        guard !changes.isEmpty else { return nil }
+        guard !changes.isEmpty else {
+            // Nothing to commit, so no commit writes the index: what the look at the files refreshed
+            // (and an index a killed sync left behind HEAD) is written here.
+            try repository.writeStagedIndex()
+            return nil
+        }
         let notices = changes.map { change in
             Notice(type: Self.noticeType(for: change), collaboration: state.collaboration.identifier, actor: signer.root,
                    data: Self.noticeData(for: change), time: now, signer: signer.signer)

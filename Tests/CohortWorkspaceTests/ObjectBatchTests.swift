@@ -109,14 +109,50 @@ import Testing
         let folder = temporary.path("repo")
         let repository = try Repository.create(at: folder, bare: false)
         let blobs = try repository.batchingObjects {
-            try (0..<5).map { index in try repository.writeBlob(Data(repeating: UInt8(index), count: 20 << 20)) }
+            try (0..<7).map { index in try repository.writeBlob(Data(repeating: UInt8(index), count: 12 << 20)) }
         }
         #expect(try objectFiles(repository) == (loose: 0, packs: 2))
         for blob in blobs {
             let read = try run("git", ["cat-file", "-s", blob.hex], in: folder)
-            #expect(read.stdout == "\(20 << 20)\n", "\(read.stderr)")
+            #expect(read.stdout == "\(12 << 20)\n", "\(read.stderr)")
         }
         let fsck = try run("git", ["fsck", "--strict"], in: folder)
         #expect(fsck.status == 0, "\(fsck.stderr)")
+    }
+
+    /// A file past 16 MiB is not held in memory: it goes to a loose object, streamed from the file,
+    /// and a commit of it works like any other.
+    @Test func aLargeFileIsStreamedLooseAndCommitted() throws {
+        let scenario = try Scenario()
+        let workspace = scenario.owner
+        let before = try objectFiles(workspace.repository)
+        let big = Data((0..<(20 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 12) })
+        try big.write(to: workspace.directory.appendingPathComponent("video.bin"))
+        try scenario.write("small\n", to: "notes.md", in: workspace)
+        let summary = try #require(try workspace.commitChanges(message: "a big file"))
+        #expect(summary.notices.count == 2)
+        let after = try objectFiles(workspace.repository)
+        #expect(after.loose == before.loose + 1, "the large blob alone is loose")
+        #expect(after.packs == before.packs + 1)
+        let size = try run("git", ["cat-file", "-s", "HEAD:video.bin"], in: workspace.directory)
+        #expect(size.stdout == "\(20 << 20)\n", "\(size.stderr)")
+        let fsck = try run("git", ["fsck", "--strict", "--no-dangling"], in: workspace.directory)
+        #expect(fsck.status == 0, "\(fsck.stderr)")
+    }
+
+    /// An index left behind HEAD (a sync killed between moving the branch and recording its notice
+    /// files, or another tool writing the index meanwhile) is set right by the next look at the
+    /// files, even when there is nothing to commit.
+    @Test func anIndexBehindHeadIsWrittenAgainWhenNothingIsCommitted() throws {
+        let scenario = try Scenario()
+        let workspace = scenario.owner
+        try scenario.write("600 g flour\n", to: "bread/sourdough.md", in: workspace)
+        #expect(try workspace.commitChanges(message: "edit") != nil)
+        #expect(try run("git", ["read-tree", "HEAD~1"], in: workspace.directory).status == 0)
+        #expect(try !run("git", ["diff", "--cached", "--name-only"], in: workspace.directory).stdout.isEmpty)
+        #expect(try workspace.commitChanges(message: "again") == nil)
+        // The person's files (`.cohort/` is Cohort's and follows the next checkout).
+        let staged = try run("git", ["diff", "--cached", "--name-only", "--", ".", ":!.cohort"], in: workspace.directory)
+        #expect(staged.stdout.isEmpty, "the index still differs from HEAD: \(staged.stdout)")
     }
 }
