@@ -84,8 +84,29 @@ func answer(_ request: [String: String]) async -> String? {
     }
 }
 
+let usage = """
+    usage: git-credential-cohort get|store|erase     (run by git, reading its request on standard input)
+           git-credential-cohort --help | --version
+
+    git's credential helper for Cohort servers. Set it up once:
+        git config --global credential.helper cohort
+        git config --global credential.useHttpPath true
+    For a collaboration's URL on a Cohort server, `get` answers with a short-lived token bought with
+    this device's identity ($COHORT_HOME, else ~/.config/cohort); other hosts get no answer. See
+    Docs/Server.md.
+
+    """
+
 let action = CommandLine.arguments.dropFirst().last ?? ""
 switch action {
+case "--help", "-h", "help":
+    FileHandle.standardOutput.write(Data(usage.utf8))
+case "":
+    FileHandle.standardError.write(Data(usage.utf8))
+    exit(64)
+case let option where option.hasPrefix("-") && option != "--version":
+    FileHandle.standardError.write(Data("error: E_USAGE: unknown option \(option.prefix(40)) (see 'git-credential-cohort --help')\n".utf8))
+    exit(64)
 case "get":
     let request = readRequest()
     if let text = cachedAnswer(request) {
@@ -104,6 +125,6 @@ case "store":
 case "--version", "version":
     print("git-credential-cohort \(CohortVersion.text)")
 default:
-    // Unknown operations are ignored, as git's protocol asks.
+    // Operations git may add later are ignored without a word, as git's protocol asks.
     break
 }

@@ -71,4 +71,19 @@ struct CredentialHelperTests {
             #expect(result.stdout.isEmpty)
         }
     }
+
+    @Test("explains itself to a person: --help, --version, no arguments, an unknown option")
+    func explainsItself() throws {
+        let temp = try TemporaryDirectory()
+        let help = try run(Self.helper, ["--help"], in: temp.url)
+        #expect(help.status == 0 && help.stdout.contains("usage: git-credential-cohort get|store|erase")
+                && help.stdout.contains("credential.helper cohort"), "\(help.stdout)")
+        let version = try run(Self.helper, ["--version"], in: temp.url)
+        #expect(version.status == 0 && version.stdout.hasPrefix("git-credential-cohort "), "\(version.stdout)")
+        let bare = try run(Self.helper, [], in: temp.url)
+        #expect(bare.status == 64 && bare.stdout.isEmpty && bare.stderr.contains("usage:"), "\(bare.stderr)")
+        let unknown = try run(Self.helper, ["--frobnicate"], in: temp.url)
+        #expect(unknown.status == 64 && unknown.stdout.isEmpty, "\(unknown.stderr)")
+        #expect(unknown.stderr == "error: E_USAGE: unknown option --frobnicate (see 'git-credential-cohort --help')\n")
+    }
 }
