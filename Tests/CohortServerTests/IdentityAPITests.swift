@@ -150,6 +150,27 @@ struct IdentityAPITests {
         #expect(missing.code == "E_NOT_FOUND")
     }
 
+    @Test("a newcomer's view: what Cohort is, the whole link, HEAD for previewers, a page at /, a readable 404")
+    func newcomerPages() async throws {
+        let hosted = try Hosted()
+        let page = try await Self.send(.GET, hosted.link, headers: [("Accept", "text/html")])
+        #expect(page.text.contains("<pre id=\"link\">\(hosted.link)</pre>"))
+        #expect(page.text.contains("<b>Cohort</b> keeps a shared folder"))
+        #expect(page.text.contains("(ann@example.com)") && !page.text.contains("@ann@"))
+        #expect(page.text.contains("--handle you@example.com"))
+        #expect(page.text.contains("white-space:pre-wrap"))
+        let head = try await Self.send(.HEAD, hosted.link, headers: [("Accept", "text/html")])
+        #expect(head.status == 200 && head.body.isEmpty)
+        #expect(head.headers.first(name: "Content-Type")?.hasPrefix("text/html") == true)
+        let missingHead = try await Self.send(.HEAD, hosted.link.replacingOccurrences(of: hosted.identifier, with: "nothing-here"))
+        #expect(missingHead.status == 404)
+        let root = try await Self.send(.GET, hosted.server.url + "/")
+        #expect(root.status == 200 && root.text.contains("<h1>A Cohort server</h1>"), "\(root.text)")
+        let notHere = try await Self.send(.GET, hosted.link.replacingOccurrences(of: hosted.identifier, with: "nothing-here"))
+        #expect(notHere.status == 404 && notHere.text.contains("<h1>Not here</h1>") && notHere.text.contains("<style>"))
+        #expect(!notHere.text.contains("E_NOT_FOUND:"), "the page shows the reason, the code apart")
+    }
+
     @Test("only the owner publishes; publishing again is harmless")
     func publishing() throws {
         let hosted = try Hosted()

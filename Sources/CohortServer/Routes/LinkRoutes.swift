@@ -8,25 +8,39 @@ import Hummingbird
 /// `application/json`.
 extension CohortServer {
     func addLinkRoutes(to router: Router<ServerContext>) {
-        router.get("/c/:id") { [self] request, context in
-            let wantsJSON = request.headers[.accept]?.contains("application/json") ?? false
-            do {
-                let identifier = context.parameters.get("id") ?? ""
-                guard (try? ServerAPI.checkHostable(identifier)) != nil else {
-                    throw CohortError(.notFound, "no collaboration is hosted at this address")
-                }
-                let membership = try members.current(identifier)
-                let link = link(identifier)
-                let info = ServerAPI.LinkInfo(
-                    identifier: identifier, title: membership.title, initiator: membership.initiator, gitURL: link, link: link,
-                    participants: membership.head == nil ? nil : membership.activeCount
-                )
-                return wantsJSON ? jsonResponse(info) : htmlResponse(LinkPage.html(info), status: .ok)
-            } catch {
-                let error = ErrorResponses.cohortError(error, logger: context.logger)
-                return wantsJSON ? ErrorResponses.json(error)
-                    : htmlResponse(LinkPage.notFound(error), status: error.httpStatus)
+        router.get("/c/:id") { [self] request, context in linkResponse(request, context) }
+        // Link previewers ask with HEAD first: the same status and headers, no body.
+        router.head("/c/:id") { [self] request, context in
+            var response = linkResponse(request, context)
+            response.body = ResponseBody()
+            return response
+        }
+        router.get("/") { [self] _, _ in htmlResponse(LinkPage.home(server: name, version: CohortVersion.text), status: .ok) }
+        router.head("/") { [self] _, _ in
+            var response = htmlResponse(LinkPage.home(server: name, version: CohortVersion.text), status: .ok)
+            response.body = ResponseBody()
+            return response
+        }
+    }
+
+    func linkResponse(_ request: Request, _ context: ServerContext) -> Response {
+        let wantsJSON = request.headers[.accept]?.contains("application/json") ?? false
+        do {
+            let identifier = context.parameters.get("id") ?? ""
+            guard (try? ServerAPI.checkHostable(identifier)) != nil else {
+                throw CohortError(.notFound, "no collaboration is hosted at this address")
             }
+            let membership = try members.current(identifier)
+            let link = link(identifier)
+            let info = ServerAPI.LinkInfo(
+                identifier: identifier, title: membership.title, initiator: membership.initiator, gitURL: link, link: link,
+                participants: membership.head == nil ? nil : membership.activeCount
+            )
+            return wantsJSON ? jsonResponse(info) : htmlResponse(LinkPage.html(info), status: .ok)
+        } catch {
+            let error = ErrorResponses.cohortError(error, logger: context.logger)
+            return wantsJSON ? ErrorResponses.json(error)
+                : htmlResponse(LinkPage.notFound(error), status: error.httpStatus)
         }
     }
 
@@ -39,47 +53,80 @@ extension CohortServer {
     }
 }
 
-/// The HTML of a link: title, initiator, participants, and how to join. Every value is escaped.
+/// The HTML of a link (title, initiator, participants, what Cohort is and how to join), of the
+/// server's own page and of "not here". Every value is escaped; long links wrap instead of scrolling.
 enum LinkPage {
-    static func html(_ info: ServerAPI.LinkInfo) -> String {
-        let title = escape(info.title)
-        let initiator = "\(escape(info.initiator.name)) (@\(escape(info.initiator.handle)))"
-        let participants = info.participants.map { "\($0) participant\($0 == 1 ? "" : "s")" } ?? "not pushed yet"
-        let link = escape(info.link)
-        return """
+    static let style = """
+        <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40em;margin:2em auto;padding:0 1em;color:#222}
+        code,pre{background:#f4f4f4;border-radius:3px;font-size:.95em}code{padding:.1em .3em}
+        pre{padding:.7em .8em;white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-all;user-select:all}
+        .meta{color:#555}.about{background:#f7f7fb;border-left:3px solid #88a;padding:.6em .9em}</style>
+        """
+
+    static func page(title: String, body: String) -> String {
+        """
         <!doctype html>
-        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-        <title>\(title) · Cohort</title>
-        <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40em;margin:3em auto;padding:0 1em;color:#222}
-        code,pre{background:#f4f4f4;padding:.1em .3em;border-radius:3px}pre{padding:.8em;overflow-x:auto}
-        .meta{color:#555}</style></head>
+        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(title)</title>
+        \(style)</head>
         <body>
-        <h1>\(title)</h1>
-        <p class="meta">Started by \(initiator) · \(participants)</p>
-        <h2>How to join</h2>
-        <ol>
-        <li>Make your identity once: <code>cohort id init --handle you --name "Your Name"</code></li>
-        <li>Send your card (<code>cohort id card</code>) to \(escape(info.initiator.name)); they add you with
-        <code>cohort participants add</code>.</li>
-        <li>Then clone: <pre>cohort clone \(link)</pre> or with git itself:
-        <pre>git config --global credential.helper cohort
-        git config --global credential.useHttpPath true
-        git clone \(link)</pre></li>
-        </ol>
-        <p class="meta">Only participants can pull or push: each request is answered with a proof of identity
-        signed by one of their devices.</p>
+        \(body)
         </body></html>
 
         """
     }
 
-    static func notFound(_ error: CohortError) -> String {
+    static let about = """
+        <p class="about"><b>Cohort</b> keeps a shared folder in a git repository that only its participants can
+        read or change: each person is known by a key on their own devices, every change is signed, and
+        every copy checks every change. To get it, build it from its source on Linux with Swift 6
+        (<code>make deps</code>, then <code>swift build -c release</code>; its README says more) and put
+        <code>cohort</code> and <code>git-credential-cohort</code> on your <code>PATH</code>.</p>
         """
-        <!doctype html>
-        <html lang="en"><head><meta charset="utf-8"><title>Not here · Cohort</title></head>
-        <body><h1>Not here</h1><p>\(escape(error.description))</p></body></html>
 
-        """
+    static func html(_ info: ServerAPI.LinkInfo) -> String {
+        let title = escape(info.title)
+        let handle = info.initiator.handle.hasPrefix("@") ? String(info.initiator.handle.dropFirst()) : info.initiator.handle
+        let initiator = "\(escape(info.initiator.name)) (\(escape(handle)))"
+        let participants = info.participants.map { "\($0) participant\($0 == 1 ? "" : "s")" } ?? "not pushed yet"
+        let link = escape(info.link)
+        return page(title: "\(title) · Cohort", body: """
+            <h1>\(title)</h1>
+            <p class="meta">A Cohort collaboration started by \(initiator) · \(participants)</p>
+            <p>Its link (select it to copy):</p>
+            <pre id="link">\(link)</pre>
+            \(about)
+            <h2>How to join</h2>
+            <ol>
+            <li>Make your identity once, on this device: <code>cohort id init --handle you@example.com --name "Your Name"</code></li>
+            <li>Send your card (<code>cohort id card --output card.json</code>) to \(escape(info.initiator.name)),
+            who adds you with <code>cohort participants add card.json</code> and syncs.</li>
+            <li>Then clone it: <pre>cohort clone \(link)</pre> or with git itself:
+            <pre>git config --global credential.helper cohort
+            git config --global credential.useHttpPath true
+            git clone \(link)</pre></li>
+            </ol>
+            <p class="meta">Only participants can pull or push: each request is answered with a proof of identity
+            signed by one of their devices.</p>
+            """)
+    }
+
+    static func home(server: String, version: String) -> String {
+        page(title: "Cohort server", body: """
+            <h1>A Cohort server</h1>
+            <p class="meta">\(escape(server)) · Cohort \(escape(version))</p>
+            \(about)
+            <p>Collaborations hosted here are reached by their links, <code>\(escape(server))/c/…</code>, which their
+            owners share. Nothing is listed here: a link is the way in.</p>
+            """)
+    }
+
+    static func notFound(_ error: CohortError) -> String {
+        page(title: "Not here · Cohort", body: """
+            <h1>Not here</h1>
+            <p>\(escape(error.reason))</p>
+            <p class="meta">Check the link with the person who sent it. (\(escape(error.code.rawValue)))</p>
+            """)
     }
 
     static func escape(_ text: String) -> String {
