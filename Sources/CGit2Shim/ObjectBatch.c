@@ -43,8 +43,7 @@ static int batch_write(git_odb_backend *backend, const git_oid *oid, const void 
     // takes the object; the final flush reports the failure once.
     if (len > BATCH_OBJECT_LIMIT || batch->flush_failed) return GIT_PASSTHROUGH;
     if (batch->bytes + len > BATCH_MEMORY_LIMIT && batch->count > 0) {
-        size_t written = 0;
-        if (cohort_batch_flush(backend, &written) < 0) {
+        if (cohort_batch_flush(backend) < 0) {
             batch->flush_failed = 1;
             return GIT_PASSTHROUGH;
         }
@@ -52,9 +51,8 @@ static int batch_write(git_odb_backend *backend, const git_oid *oid, const void 
     return batch_keep(batch, oid, data, len, type);
 }
 
-// Keeps an object in memory and remembers its id.
+// Keeps an object the batch does not hold yet in memory and remembers its id.
 static int batch_keep(cohort_batch *batch, const git_oid *oid, const void *data, size_t len, git_object_t type) {
-    if (batch->memory->exists(batch->memory, oid)) return 0;
     if (batch->count == batch->capacity) {
         size_t capacity = batch->capacity ? batch->capacity * 2 : 256;
         git_oid *ids = realloc(batch->ids, capacity * sizeof(git_oid));
@@ -303,10 +301,9 @@ static unsigned char *pack_index(pack_entry *entries, size_t count, const unsign
     return out;
 }
 
-int cohort_batch_flush(git_odb_backend *backend, size_t *written) {
+int cohort_batch_flush(git_odb_backend *backend) {
     cohort_batch *batch = (cohort_batch *)backend;
     const char *pack_directory = batch->pack_directory;
-    *written = 0;
     if (batch->count == 0) return 0;
     char pack_path[4096], index_path[4096], final_path[4096];
     if (snprintf(pack_path, sizeof pack_path, "%s/tmp_pack_XXXXXX", pack_directory) >= (int)sizeof pack_path
@@ -404,7 +401,6 @@ int cohort_batch_flush(git_odb_backend *backend, size_t *written) {
     EVP_MD_CTX_free(digest);
     free(entries);
     if (error < 0) return error;
-    *written = batch->count;
     batch->count = 0;
     batch->bytes = 0;
     batch->flush_failed = 0;

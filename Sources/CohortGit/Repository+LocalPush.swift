@@ -9,6 +9,12 @@ extension Repository {
             || (!url.contains("://") && !url.contains(":"))
     }
 
+    /// The folder a local remote (`isLocalRemote`) names, `file://` and `~` resolved; nil for any other URL.
+    public static func localPath(ofRemote url: String) -> String? {
+        guard isLocalRemote(url) else { return nil }
+        return url.hasPrefix("file://") ? String(url.dropFirst("file://".count)) : (url as NSString).expandingTildeInPath
+    }
+
     /// Pushes with stock `git push`, so that the receiving repository's `receive-pack` runs its hooks
     /// (Cohort's verifying `pre-receive` among them). Refused refs and the hooks' messages are read
     /// from git's porcelain output.

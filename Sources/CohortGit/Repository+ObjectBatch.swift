@@ -79,7 +79,6 @@ extension Repository {
     /// outside a batch). Called before anything that names an object is written.
     func flushObjects() throws {
         guard let batch else { return }
-        var written = 0
-        try check(cohort_batch_flush(batch.memory, &written), "cannot write the new objects as a pack")
+        try check(cohort_batch_flush(batch.memory), "cannot write the new objects as a pack")
     }
 }

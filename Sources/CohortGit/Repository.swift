@@ -25,7 +25,6 @@ public final class Repository {
     /// Whether `stageAll(writeIndex: false)` staged something the index file does not hold yet.
     var indexUnwritten = false
 
-
     deinit {
         git_repository_free(pointer)
     }

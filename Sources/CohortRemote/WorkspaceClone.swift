@@ -61,12 +61,8 @@ extension Workspace {
                 throw CohortError(.io, "\(directory.path) already exists and is not an empty folder", hint: "clone into a new folder")
             }
         }
-        if Repository.isLocalRemote(url) {
-            var path = url.hasPrefix("file://") ? String(url.dropFirst("file://".count)) : url
-            if path.hasPrefix("~") { path = NSString(string: path).expandingTildeInPath }
-            guard fileManager.fileExists(atPath: path) else {
-                throw CohortError(.io, "there is no folder \(path) to clone", hint: "give the link the owner sent, or the path of a collaboration's repository")
-            }
+        if let path = Repository.localPath(ofRemote: url), !fileManager.fileExists(atPath: path) {
+            throw CohortError(.io, "there is no folder \(path) to clone", hint: "give the link the owner sent, or the path of a collaboration's repository")
         }
         func removeClone() {
             if existed {

@@ -36,9 +36,8 @@ struct RemoteAccess {
         let unreachable = ["failed to connect", "could not connect", "connection refused", "timed out", "could not resolve",
                            "name or service not known", "network is unreachable", "no route to host", "connection reset",
                            "failed to resolve address", "temporary failure in name resolution"]
-        let folder = url.hasPrefix("file://") ? String(url.dropFirst("file://".count)) : (url as NSString).expandingTildeInPath
         // A folder remote that is not there (an unmounted drive); one that is there but unreadable is a failure.
-        let missingFolder = Repository.isLocalRemote(url) && !FileManager.default.fileExists(atPath: folder)
+        let missingFolder = Repository.localPath(ofRemote: url).map { !FileManager.default.fileExists(atPath: $0) } ?? false
         guard failure.code == .network || unreachable.contains(where: reason.contains) || missingFolder else { return nil }
         return CohortError(.network, "cannot reach \(shown(url)): \(failure.reason)",
                            hint: "you are offline or the remote is down; what you committed is kept here and goes out at the next sync that reaches it")

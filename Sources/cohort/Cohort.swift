@@ -9,7 +9,8 @@ struct Cohort: AsyncParsableCommand {
         abstract: "File-backed collaboration on git, with participants known only by root hashes.",
         discussion: """
         Identities live under $COHORT_HOME (default ~/.config/cohort). \
-        Exit status: 0 success, 1 a refusal or failure (one line: error: CODE: reason), 64 a usage error.
+        Exit status: 0 success, 1 a refusal or failure (one line: error: CODE: reason), 64 a usage error, \
+        75 when `cohort sync` could not reach the remote (its work is committed here).
         """,
         version: CohortVersion.text,
         subcommands: [

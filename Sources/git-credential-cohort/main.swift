@@ -104,7 +104,9 @@ case "--help", "-h", "help":
 case "":
     FileHandle.standardError.write(Data(usage.utf8))
     exit(64)
-case let option where option.hasPrefix("-") && option != "--version":
+case "--version", "version":
+    print("git-credential-cohort \(CohortVersion.text)")
+case let option where option.hasPrefix("-"):
     FileHandle.standardError.write(Data("error: E_USAGE: unknown option \(option.prefix(40)) (see 'git-credential-cohort --help')\n".utf8))
     exit(64)
 case "get":
@@ -122,8 +124,6 @@ case "erase":
 case "store":
     // The helper keeps the tokens it bought itself; git has nothing to add.
     _ = readRequest()
-case "--version", "version":
-    print("git-credential-cohort \(CohortVersion.text)")
 default:
     // Operations git may add later are ignored without a word, as git's protocol asks.
     break

@@ -104,6 +104,8 @@ import Testing
                     "--challenge-lifetime must be 1 to", help: "cohort serve --help")
         expectUsage(try cli.run(["serve", "--data", sandbox.path("data").path, "--max-transfers", "-1"]),
                     "--max-transfers must be", help: "cohort serve --help")
+        expectUsage(try cli.run(["serve", "--data", sandbox.path("data").path, "--tls-cert", "cert.pem"]),
+                    "--tls-cert and --tls-key go together", help: "cohort serve --help")
         #expect(!FileManager.default.fileExists(atPath: sandbox.path("data").path))
         // `cohort` alone: the overview, on standard error, and a usage status.
         let bare = try cli.run([])
@@ -175,6 +177,21 @@ import Testing
         expectRefusal(result, "E_IO")
         #expect(result.stderr.contains("there is no folder \(sandbox.path("nowhere").path) to clone"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.path("copy").path))
+    }
+
+    /// `git init --bare` names an unborn `master` as HEAD; a collaboration pushed there lives on `main`.
+    @Test func cloneOfABareRepositoryWhoseHeadNamesAnUnbornMaster() throws {
+        let sandbox = try Sandbox()
+        let ann = try sandbox.recipes(["bread.md": "flour\n"])
+        let bare = sandbox.path("server.git")
+        #expect(try run("git", ["init", "-q", "--bare", bare.path], in: sandbox.url).status == 0)
+        #expect(try run("git", ["symbolic-ref", "HEAD", "refs/heads/master"], in: bare).status == 0)
+        #expect(try run("git", ["push", "-q", bare.path, "main"], in: ann.directory).status == 0)
+        let clone = try ann.run(["clone", bare.path, sandbox.path("copy").path])
+        #expect(clone.status == 0, "\(clone.stderr)")
+        #expect(try sandbox.read("copy/bread.md") == "flour\n")
+        let head = try run("git", ["symbolic-ref", "HEAD"], in: sandbox.path("copy"))
+        #expect(head.stdout == "refs/heads/main\n")
     }
 
     @Test func identityTextsGitCannotCarryAreRefusedBeforeAKeyExists() throws {

@@ -166,6 +166,8 @@ struct IdentityAPITests {
         #expect(missingHead.status == 404)
         let root = try await Self.send(.GET, hosted.server.url + "/")
         #expect(root.status == 200 && root.text.contains("<h1>A Cohort server</h1>"), "\(root.text)")
+        let rootHead = try await Self.send(.HEAD, hosted.server.url + "/")
+        #expect(rootHead.status == 200 && rootHead.body.isEmpty)
         let notHere = try await Self.send(.GET, hosted.link.replacingOccurrences(of: hosted.identifier, with: "nothing-here"))
         #expect(notHere.status == 404 && notHere.text.contains("<h1>Not here</h1>") && notHere.text.contains("<style>"))
         #expect(!notHere.text.contains("E_NOT_FOUND:"), "the page shows the reason, the code apart")

@@ -40,7 +40,7 @@ int cohort_pipe_cloexec(int fds[2]);
 int cohort_batch_new(git_odb_backend **out, const char *pack_directory);
 
 /// Writes every object `batch` holds as one pack (without deltas) and its index into its pack
-/// directory, then forgets them; `written` receives how many. Nothing is forgotten when writing fails.
-int cohort_batch_flush(git_odb_backend *batch, size_t *written);
+/// directory, then forgets them. Nothing is forgotten when writing fails.
+int cohort_batch_flush(git_odb_backend *batch);
 
 #endif

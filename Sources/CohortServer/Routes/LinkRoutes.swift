@@ -9,18 +9,20 @@ import Hummingbird
 extension CohortServer {
     func addLinkRoutes(to router: Router<ServerContext>) {
         router.get("/c/:id") { [self] request, context in linkResponse(request, context) }
+        router.get("/") { [self] _, _ in homeResponse() }
         // Link previewers ask with HEAD first: the same status and headers, no body.
-        router.head("/c/:id") { [self] request, context in
-            var response = linkResponse(request, context)
-            response.body = ResponseBody()
-            return response
-        }
-        router.get("/") { [self] _, _ in htmlResponse(LinkPage.home(server: name, version: CohortVersion.text), status: .ok) }
-        router.head("/") { [self] _, _ in
-            var response = htmlResponse(LinkPage.home(server: name, version: CohortVersion.text), status: .ok)
-            response.body = ResponseBody()
-            return response
-        }
+        router.head("/c/:id") { [self] request, context in Self.headOnly(linkResponse(request, context)) }
+        router.head("/") { [self] _, _ in Self.headOnly(homeResponse()) }
+    }
+
+    func homeResponse() -> Response {
+        htmlResponse(LinkPage.home(server: name, version: CohortVersion.text), status: .ok)
+    }
+
+    static func headOnly(_ response: Response) -> Response {
+        var response = response
+        response.body = ResponseBody()
+        return response
     }
 
     func linkResponse(_ request: Request, _ context: ServerContext) -> Response {
@@ -86,8 +88,7 @@ enum LinkPage {
 
     static func html(_ info: ServerAPI.LinkInfo) -> String {
         let title = escape(info.title)
-        let handle = info.initiator.handle.hasPrefix("@") ? String(info.initiator.handle.dropFirst()) : info.initiator.handle
-        let initiator = "\(escape(info.initiator.name)) (\(escape(handle)))"
+        let initiator = "\(escape(info.initiator.name)) (\(escape(info.initiator.handle)))"
         let participants = info.participants.map { "\($0) participant\($0 == 1 ? "" : "s")" } ?? "not pushed yet"
         let link = escape(info.link)
         return page(title: "\(title) · Cohort", body: """
