@@ -337,6 +337,30 @@ import Testing
         try expectSyncRefuses(server, bo, attack: id, code: .notPermitted)
     }
 
+    /// A remote made with `git init --bare` names an unborn `master`; `cohort clone` then takes `main`,
+    /// and must verify it exactly as the hook does: a forged commit on that `main` (Bo's real key, a
+    /// path git refuses, a file where a folder was) gets the same code, and nothing is left behind.
+    @Test func aCloneThatTakesMainFromAnUnbornHeadVerifiesIt() throws {
+        let (server, bo, good) = try cloned(by: \.bo)
+        let scenario = server.scenario
+        var tree = try Attacks.treeAdding([".GIT", "config"], content: Data("[core]\n".utf8), to: bo)
+        tree = try bo.repository.tree(from: tree, putting: ["bread": bo.repository.writeBlob(Data("a file where a folder was\n".utf8))])
+        let id = try commitTree(bo, tree: tree, parents: [good], signer: signer(scenario.bo.home, in: bo), message: "odd remote")
+        try expectOneVerdict(server, bo, home: scenario.bo.home, attack: id, good: good, code: .notPermitted, at: id)
+        let bare = scenario.temp.path("unborn-head.git")
+        #expect(try run("git", ["init", "-q", "--bare", bare.path], in: scenario.temp.url).status == 0)
+        #expect(try run("git", ["symbolic-ref", "HEAD", "refs/heads/master"], in: bare).status == 0)
+        #expect(try run("git", ["--git-dir", bare.path, "fetch", "-q", bo.directory.path, "+\(id.hex):refs/heads/main"],
+                        in: scenario.temp.url).status == 0)
+        let target = scenario.temp.path("clone-unborn")
+        let cloned = try run(cohortBinary.path, ["clone", bare.path, target.path], in: scenario.temp.url,
+                             environment: ["COHORT_HOME": scenario.cy.home.directory.path])
+        #expect(cloned.status == 1, "cohort clone accepted the history: \(cloned.stdout)")
+        #expect(cloned.stderr.hasPrefix("error: \(CohortError.Code.notPermitted.rawValue): "), "\(cloned.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: target.path), "the refused clone was left behind")
+        try expectSyncRefuses(server, bo, attack: id, code: .notPermitted)
+    }
+
     // 8. Smaller rules.
 
     @Test func ownersMembershipCommittedBySomeoneElseIsRefused() throws {
