@@ -108,8 +108,7 @@ public final class ServerClient: Sendable {
         } catch let error as CohortError {
             throw error
         } catch {
-            throw CohortError(.network, "cannot reach \(url): \(String(describing: error).prefix(200))",
-                              hint: "check the address and that the server runs")
+            throw NetworkFailure.error(error, url: url)
         }
     }
 }

@@ -39,8 +39,13 @@ struct RemoteAccess {
         // A folder remote that is not there (an unmounted drive); one that is there but unreadable is a failure.
         let missingFolder = Repository.localPath(ofRemote: url).map { !FileManager.default.fileExists(atPath: $0) } ?? false
         guard failure.code == .network || unreachable.contains(where: reason.contains) || missingFolder else { return nil }
+        let kept = "what you committed is kept here and goes out at the next sync that reaches it"
+        if failure.code == .network, failure.reason.hasPrefix("cannot reach "), let hint = failure.hint {
+            // Already said by the server client, with what to do.
+            return CohortError(.network, failure.reason, hint: "\(hint); \(kept)")
+        }
         return CohortError(.network, "cannot reach \(shown(url)): \(failure.reason)",
-                           hint: "you are offline or the remote is down; what you committed is kept here and goes out at the next sync that reaches it")
+                           hint: "you are offline or the remote is down; \(kept)")
     }
 
     func callbacks(for operation: ChallengeOperation, progress: (@Sendable (TransferProgress) -> Void)?) -> RemoteCallbacks {

@@ -18,6 +18,9 @@ public struct SyncOptions: Sendable {
     /// Seconds to wait for another sync of this workspace to finish.
     public var wait: TimeInterval = 60
     public var progress: (@Sendable (TransferProgress) -> Void)?
+    /// Commit the folder's changes first (false: share only what is committed, e.g. a membership
+    /// change pushed by `cohort participants … --push`, leaving the folder's edits for later).
+    public var commitLocalChanges = true
 
     public init() {}
 

@@ -1,6 +1,7 @@
 import CohortCollaboration
 import CohortGit
 import CohortIdentity
+import CohortVerification
 import CohortWorkspace
 import Foundation
 
@@ -26,6 +27,43 @@ public struct SyncStatus: Sendable {
     public var running: (pid: Int32, host: String, since: Date)?
     /// Local deletions the next sync holds back (deleted, tracked), and the share that holds them.
     public var heldBack: (deleted: Int, tracked: Int)?
+    /// Membership changes committed here that the remote (as last fetched) does not have: until
+    /// they are pushed, the server still admits whom they remove and refuses whom they add.
+    public var unpublishedMembership: MembershipDelta?
+}
+
+/// Who a newer membership version adds, removes, or changes (permission, switches), by label.
+public struct MembershipDelta: Sendable, Equatable {
+    public var version: Int
+    public var publishedVersion: Int
+    public var added: [String] = []
+    public var removed: [String] = []
+    public var changed: [String] = []
+
+    /// What changed from `old` to `new`; nil when nothing did.
+    public static func between(_ old: Membership, _ new: Membership) -> MembershipDelta? {
+        guard new.version > old.version else { return nil }
+        var delta = MembershipDelta(version: new.version, publishedVersion: old.version)
+        for participant in new.participants {
+            if let before = old.participants.first(where: { $0.root == participant.root }) {
+                if before.permission != participant.permission || before.mentions != participant.mentions
+                    || before.comments != participant.comments || before.handle != participant.handle {
+                    delta.changed.append(participant.label)
+                }
+            } else {
+                delta.added.append(participant.label)
+            }
+        }
+        delta.removed = old.participants.filter { gone in !new.participants.contains { $0.root == gone.root } }.map(\.label)
+        return delta
+    }
+
+    /// "removed bo@example.com; added cy@example.com", for one line.
+    public var summary: String {
+        let parts = [("added", added), ("removed", removed), ("changed", changed)].filter { !$0.1.isEmpty }
+            .map { "\($0.0) \($0.1.joined(separator: ", "))" }
+        return parts.isEmpty ? "version \(version)" : parts.joined(separator: "; ")
+    }
 }
 
 extension Workspace {
@@ -57,6 +95,7 @@ extension Workspace {
         if let upstream = try repository.resolve("refs/remotes/\(remote)/main") {
             status.tracking = true
             (status.ahead, status.behind) = try repository.aheadBehind(head, upstream)
+            status.unpublishedMembership = try unpublishedMembership(head: head, upstream: upstream)
         }
         status.conflictCopies = conflictCopiesOnDisk()
         status.unwritten = try UnwrittenPaths.load(from: repository.gitDirectory).paths
@@ -64,6 +103,16 @@ extension Workspace {
             status.readOnly = me.permission == .readOnly
         }
         return status
+    }
+
+    /// The membership change at `head` that `upstream` lacks (read from both trees; only when the
+    /// members file differs).
+    func unpublishedMembership(head: ObjectID, upstream: ObjectID) throws -> MembershipDelta? {
+        let here = try repository.entry(at: CohortLayout.members, inTree: repository.tree(ofCommit: head))
+        let there = try repository.entry(at: CohortLayout.members, inTree: repository.tree(ofCommit: upstream))
+        guard here?.id != there?.id else { return nil }
+        let verifier = HistoryVerifier(repository: repository)
+        return try MembershipDelta.between(verifier.state(at: upstream).membership, verifier.state(at: head).membership)
     }
 
     /// The conflict copies in the folder, committed or not (one walk, `.git` skipped), sorted.

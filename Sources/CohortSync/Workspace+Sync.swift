@@ -65,13 +65,15 @@ extension Workspace {
 
         step = .commit
         // The files staged and committed with their notices: one pack of new objects, one index write.
-        try repository.batchingObjects {
-            let pending = try pendingChanges(writingIndex: report.readOnly)
-            if report.readOnly {
-                report.localChangesKept = pending.changes.count
-            } else {
-                try checkMassDeletion(pending, options)
-                report.committed = try commitChanges(message: options.message ?? "Sync", now: now(), pending: pending)
+        if options.commitLocalChanges {
+            try repository.batchingObjects {
+                let pending = try pendingChanges(writingIndex: report.readOnly)
+                if report.readOnly {
+                    report.localChangesKept = pending.changes.count
+                } else {
+                    try checkMassDeletion(pending, options)
+                    report.committed = try commitChanges(message: options.message ?? "Sync", now: now(), pending: pending)
+                }
             }
         }
         if !report.readOnly { FaultPoint.reach(.afterCommit) }

@@ -61,10 +61,12 @@ extension Workspace {
             try card.verify()
             let root = try card.root(in: state.context)
             guard state.membership.participant(root) == nil, !added.contains(where: { $0.root == root.hex }) else {
-                throw CohortError(.malformed, "\(card.handle) is already a participant")
+                throw CohortError(.malformed, "\(card.handle) is already a participant (with this card's root)",
+                                  hint: "nothing was changed; `cohort participants list` shows who takes part")
             }
             guard !participants.contains(where: { $0.handle == card.handle }) else {
-                throw CohortError(.malformed, "another participant already uses the handle \(card.handle)")
+                throw CohortError(.malformed, "a participant already uses the handle \(card.handle), with another root",
+                                  hint: "nothing was changed; if it is the same person with new devices, they run `cohort participants rotate` themselves")
             }
             removed.removeAll { $0.root == root.hex && $0.scheme == root.scheme }
             let participant = Participant(root: root, handle: card.handle, name: card.name,

@@ -62,6 +62,7 @@ public struct EnrollmentRequest: Hashable, Sendable {
         do {
             wire = try JSONDecoder().decode(Wire.self, from: data)
         } catch {
+            if let misplaced = JSONCoding.misplaced(data, expected: .enrolmentRequest) { throw misplaced }
             throw CohortError(.malformed, "enrolment request is not valid JSON: \(JSONCoding.describe(error))")
         }
         guard wire.type == Self.type, wire.version == 1 else {

@@ -25,6 +25,7 @@ extension IdentityCard {
         do {
             wire = try JSONDecoder().decode(Wire.self, from: data)
         } catch {
+            if let misplaced = JSONCoding.misplaced(data, expected: .card) { throw misplaced }
             throw CohortError(.malformed, "card is not valid JSON with the expected fields: \(JSONCoding.describe(error))",
                               hint: "expected version, handle, name, devices, signatures")
         }

@@ -126,7 +126,7 @@ public struct IdentityCard: Hashable, Sendable {
         try verifyPresentSignatures()
         if let missing = unsignedDevices.first {
             throw CohortError(.badSignature, "card lists device '\(missing.name)' (\(missing.publicKey.fingerprint)) without its signature",
-                              hint: "a card must be signed by every device it lists; import it on that device to sign it")
+                              hint: "a card must be signed by every device it lists: the complete card comes from `cohort id card` on '\(missing.name)' once it has imported this version")
         }
     }
 

@@ -57,11 +57,14 @@ extension CohortServer {
         let membership = try members.current(identifier)
         let permission = try membership.permission(of: token.root)
         if service == .receivePack {
-            guard token.access == .readWrite else {
-                throw CohortError(.notPermitted, "this token allows reading only", hint: "get a push token (git-credential-cohort does)")
-            }
+            // The participant's permission first: it is the cause whenever it forbids the push.
             guard permission == .readWrite else {
-                throw CohortError(.notPermitted, "this participant is read only and cannot push")
+                throw CohortError(.notPermitted, "you take part in this collaboration read-only, so you cannot push to it",
+                                  hint: "ask its owner for permission to make changes; you can still pull")
+            }
+            guard token.access == .readWrite else {
+                throw CohortError(.notPermitted, "this token was bought for pulling only, before you could push",
+                                  hint: "`cohort sync` pushes with a new token; git-credential-cohort buys one once this one expires")
             }
         }
         context.logger.debug("authorized", metadata: ["collaboration": "\(identifier)", "root": "\(token.root.hex.prefix(16))"])

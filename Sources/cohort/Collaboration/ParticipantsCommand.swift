@@ -1,6 +1,7 @@
 import ArgumentParser
 import CohortCollaboration
 import CohortIdentity
+import CohortSync
 import CohortWorkspace
 import Foundation
 
@@ -12,7 +13,7 @@ struct ParticipantsCommand: ParsableCommand {
     )
 }
 
-struct ParticipantsAdd: CohortCommand {
+struct ParticipantsAdd: AsyncCohortCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
         abstract: "Add people from their identity cards (owner only).",
@@ -34,6 +35,8 @@ struct ParticipantsAdd: CohortCommand {
     @Flag(name: .customLong("no-comments"), help: "They may not comment.")
     var noComments = false
 
+    @OptionGroup var publishing: MembershipPublishing
+
     @OptionGroup var workspace: WorkspaceOptions
 
     func validate() throws {
@@ -41,18 +44,22 @@ struct ParticipantsAdd: CohortCommand {
         guard !(readOnly && readWrite) else { throw ValidationError("--read-only and --read-write exclude each other") }
     }
 
-    func execute() throws {
+    func execute() async throws {
         let identities = try cards.map { try IdentityCard(json: Files.read($0, maxBytes: IdentityCard.maxJSONBytes, what: "card")) }
         let permission: Permission? = readOnly ? .readOnly : readWrite ? .readWrite : nil
-        let added = try workspace.open().addParticipants(identities, settings: ParticipantSettings(
+        let opened = try workspace.open()
+        try publishing.check(opened)
+        let added = try opened.addParticipants(identities, settings: ParticipantSettings(
             permission: permission, mentions: !noMentions, comments: !noComments))
         for participant in added {
-            Terminal.print("added \(participant.label) (\(participant.permission.rawValue)) root \(participant.root)")
+            Terminal.print("added \(participant.label) (\(participant.permission.rawValue)) root \(participant.root.prefix(16))")
         }
+        let names = added.map(\.label).joined(separator: ", ")
+        try await publishing.publish(opened, until: "\(names) cannot pull or push on the server")
     }
 }
 
-struct ParticipantsRemove: CohortCommand {
+struct ParticipantsRemove: AsyncCohortCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove",
         abstract: "Remove people by handle or root (owner only); they are refused from then on."
@@ -61,16 +68,23 @@ struct ParticipantsRemove: CohortCommand {
     @Argument(help: ArgumentHelp("Handles, or roots (64 hex digits, or a unique prefix of 8 or more).", valueName: "HANDLE|ROOTHEX"))
     var people: [String]
 
+    @OptionGroup var publishing: MembershipPublishing
+
     @OptionGroup var workspace: WorkspaceOptions
 
     func validate() throws {
         guard !people.isEmpty else { throw ValidationError("name at least one person") }
     }
 
-    func execute() throws {
-        for participant in try workspace.open().removeParticipants(people) {
-            Terminal.print("removed \(participant.label) root \(participant.root)")
+    func execute() async throws {
+        let opened = try workspace.open()
+        try publishing.check(opened)
+        let removed = try opened.removeParticipants(people)
+        for participant in removed {
+            Terminal.print("removed \(participant.label) root \(participant.root.prefix(16))")
         }
+        let names = removed.map(\.label).joined(separator: ", ")
+        try await publishing.publish(opened, until: "the server still lets \(names) pull and push")
     }
 }
 
@@ -106,17 +120,64 @@ struct ParticipantsList: CohortCommand {
     }
 }
 
-struct ParticipantsRotate: CohortCommand {
+struct ParticipantsRotate: AsyncCohortCommand {
     static let configuration = CommandConfiguration(
         commandName: "rotate",
         abstract: "Replace your own root with the one of your current card (after adding or losing a device).",
         discussion: "Signed by this device under your old root, which must still be a participant. Only your root changes."
     )
 
+    @OptionGroup var publishing: MembershipPublishing
+
     @OptionGroup var workspace: WorkspaceOptions
 
-    func execute() throws {
-        let root = try workspace.open().rotate()
+    func execute() async throws {
+        let opened = try workspace.open()
+        try publishing.check(opened)
+        let root = try opened.rotate()
         Terminal.print("your root is now \(root.hex)")
+        try await publishing.publish(opened, until: "the server knows you by your old root")
+    }
+}
+
+/// `--push` for membership changes, which a server only goes by once they reach it.
+struct MembershipPublishing: ParsableArguments {
+    @Flag(help: "Push the change now: a sync that shares committed work only, leaving the folder's edits for later.")
+    var push = false
+
+    @Option(help: ArgumentHelp("The remote to push to.", valueName: "NAME"))
+    var remote = "origin"
+
+    /// Before changing anything: a push needs a remote.
+    func check(_ workspace: Workspace) throws {
+        guard push, try workspace.repository.remoteURL(remote) == nil else { return }
+        throw CohortError(.git, "--push: this workspace has no remote '\(remote)', so nothing was changed",
+                          hint: "publish it first with `cohort publish URL`, or leave out --push")
+    }
+
+    /// After the change: pushes it, or says that it is only here and what that means.
+    func publish(_ workspace: Workspace, until consequence: String) async throws {
+        guard push else {
+            if try workspace.repository.remoteURL(remote) != nil {
+                Terminal.print("only here until pushed: \(consequence) until `cohort sync` (or --push) sends this to \(remote)")
+            } else {
+                Terminal.print("this collaboration has no remote yet: the change travels with it when you publish it")
+            }
+            return
+        }
+        var options = SyncOptions()
+        options.remote = remote
+        options.commitLocalChanges = false
+        options.progress = TerminalProgress.make(label: "Sending")
+        var report = try await SyncRun.run(workspace, options: options)
+        TerminalProgress.finish()
+        let delivered = await SyncRun.deliver(workspace, report: &report)
+        for line in SyncRun.lines(report, delivered: delivered) { Terminal.print(line) }
+        if report.pushed { Terminal.print("\(remote) now has this membership change") }
+        if let error = SyncRun.error(report) {
+            Terminal.error(CohortError(error.code, "\(error.reason); the membership change is committed here and goes out at the next `cohort sync`",
+                                       hint: error.hint).description)
+            throw ExitCode(SyncRun.exitStatus(report))
+        }
     }
 }

@@ -21,7 +21,7 @@ struct IdCard: CohortCommand {
         if !partial, !card.unsignedDevices.isEmpty {
             let names = card.unsignedDevices.map { "'\($0.name)'" }.joined(separator: ", ")
             throw CohortError(.cardIncomplete, "card version \(card.version) is not yet signed by \(names)",
-                              hint: "write it with `cohort id card --partial --output FILE` and run `cohort id import-card FILE` on that device")
+                              hint: "if \(names) already imported it, bring the complete card here: `cohort id card --output FILE` there, `cohort id import-card FILE` here; if not, `cohort id card --partial --output FILE` here and `cohort id import-card FILE` there first")
         }
         try output.emit(card.jsonData())
     }

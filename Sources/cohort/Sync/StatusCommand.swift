@@ -39,6 +39,9 @@ struct StatusCommand: CohortCommand {
                 "running": status.running.map { ["pid": Int($0.pid), "host": $0.host, "since": $0.since.formatted(.iso8601)] as [String: Any] } ?? NSNull(),
                 "savedAside": opened.savedAside().map { $0.folder.path },
                 "heldBack": status.heldBack.map { ["deleted": $0.deleted, "tracked": $0.tracked] } ?? NSNull(),
+                "unpublishedMembership": status.unpublishedMembership.map {
+                    ["version": $0.version, "publishedVersion": $0.publishedVersion, "added": $0.added, "removed": $0.removed, "changed": $0.changed] as [String: Any]
+                } ?? NSNull(),
             ]
             var data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
             data.append(0x0A)
@@ -49,6 +52,9 @@ struct StatusCommand: CohortCommand {
             Terminal.print("a sync is running (pid \(running.pid) on \(running.host), since \(running.since.formatted(.iso8601))); local changes show once it finishes")
         }
         if status.interrupted { Terminal.print("a sync was interrupted: run `cohort sync` to finish it") }
+        if let delta = status.unpublishedMembership {
+            Terminal.print("NOT YET SHARED: membership version \(delta.version) (\(delta.summary)) is only here; the server goes by version \(delta.publishedVersion) until `cohort sync` pushes it")
+        }
         if status.running == nil {
             printChanges(status)
         }
