@@ -34,6 +34,8 @@ public final class ServerClient: Sendable {
         }
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
         configuration.timeout = .init(connect: .seconds(5), read: .seconds(timeout))
+        // A refused connection is said at once, as git says it, not retried until the connect deadline.
+        configuration.connectionPool.retryConnectionEstablishment = false
         self.configuration = configuration
         self.timeout = timeout
     }
@@ -101,7 +103,6 @@ public final class ServerClient: Sendable {
             request.body = .bytes(ByteBuffer(bytes: body))
         }
         do {
-            // AsyncHTTPClient retries a refused connection until the deadline.
             let response = try await http.execute(request, timeout: .seconds(timeout ?? self.timeout))
             let buffer = try await response.body.collect(upTo: ServerAPI.maxBodyBytes)
             return (Int(response.status.code), Data(buffer.readableBytesView))

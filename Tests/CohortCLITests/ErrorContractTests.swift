@@ -194,6 +194,38 @@ import Testing
         #expect(head.stdout == "refs/heads/main\n")
     }
 
+    /// A card and an enrolment request passed in place of each other, and the laptop's card after
+    /// the phone imported it: each named for what it is, with the step that helps.
+    @Test func filesPassedInPlaceOfEachOtherAndTheLaptopsCard() throws {
+        let sandbox = try Sandbox()
+        let laptop = sandbox.cli("laptop")
+        let phone = sandbox.cli("phone")
+        #expect(try laptop.run(["id", "init", "--handle", "ann@example.com", "--name", "Ann", "--device", "laptop"]).status == 0)
+        #expect(try phone.run(["id", "enroll", "--handle", "ann@example.com", "--device", "phone", "--output", "request.json"]).status == 0)
+        #expect(try laptop.run(["start", "w", "--title", "W"]).status == 0)
+        let asCard = try laptop.run(["participants", "add", "request.json", "--workspace", "w"])
+        expectRefusal(asCard, "E_MALFORMED")
+        #expect(asCard.stderr.contains("is an enrolment request, not an identity card") && asCard.stderr.contains("cohort id add-device"), "\(asCard.stderr)")
+        #expect(try laptop.run(["id", "card", "--output", "ann.json"]).status == 0)
+        let asRequest = try laptop.run(["id", "add-device", "ann.json"])
+        expectRefusal(asRequest, "E_MALFORMED")
+        #expect(asRequest.stderr.contains("is an identity card, not an enrolment request") && asRequest.stderr.contains("cohort id enroll"), "\(asRequest.stderr)")
+
+        #expect(try laptop.run(["id", "add-device", "request.json", "--output", "card.json"]).status == 0)
+        #expect(try phone.run(["id", "import-card", "card.json"]).status == 0)
+        // The phone signed; the laptop's copy still lacks that signature, and is told where it is.
+        let stale = try laptop.run(["id", "card"])
+        expectRefusal(stale, "E_CARD_INCOMPLETE")
+        #expect(stale.stderr.contains("if 'phone' already imported it, bring the complete card here"), "\(stale.stderr)")
+        #expect(try phone.run(["id", "card", "--output", "complete.json"]).status == 0)
+        let imported = try laptop.run(["id", "import-card", "complete.json"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try laptop.run(["id", "card"]).status == 0)
+        let again = try laptop.run(["participants", "add", "complete.json", "--workspace", "w"])
+        expectRefusal(again, "E_MALFORMED")
+        #expect(again.stderr.contains("nothing was changed"), "\(again.stderr)")
+    }
+
     @Test func identityTextsGitCannotCarryAreRefusedBeforeAKeyExists() throws {
         let sandbox = try Sandbox()
         for (handle, name) in [("a<b@example.com", "Ann"), ("ann@example.com", "Ann <Lee>"), ("ann@example.com", "Ann\u{2028}Lee"),

@@ -97,6 +97,9 @@ struct GitThroughServerTests {
         let pushed = try hosted.git(["push", "origin", "main"], as: dee, in: clone)
         #expect(pushed.status != 0)
         #expect(pushed.stderr.contains("E_NOT_PERMITTED"), "\(pushed.stderr)")
+        // The cause is her permission, not her token or her helper.
+        #expect(pushed.stderr.contains("read-only") && pushed.stderr.contains("ask its owner"), "\(pushed.stderr)")
+        #expect(!pushed.stderr.contains("get a push token"), "\(pushed.stderr)")
         #expect(try hosted.serverTip() == before)
     }
 

@@ -64,5 +64,34 @@ struct ServerLifecycleTests {
                                           environment: ["GIT_SSL_CAINFO": ""])
         #expect(untrusted.status == 1)
         #expect(untrusted.stderr.hasPrefix("error: E_NETWORK: "), "\(untrusted.stderr)")
+        #expect(untrusted.stderr.contains("is not trusted here"), "\(untrusted.stderr)")
+        // http:// to a TLS server: said in words, with the way out.
+        let plain = hosted.link.replacingOccurrences(of: "https://", with: "http://")
+        let wrongScheme = try hosted.cohort(["clone", plain, hosted.temp.path("plain").path], as: hosted.scenario.cy.home, environment: environment)
+        expectOneLine(wrongScheme, "E_NETWORK", "try the link with https://")
+    }
+
+    @Test("a server that is not there, a name that does not resolve, and https:// to a plain server, each in one plain line")
+    func unreachableInPlainWords() throws {
+        let hosted = try Hosted()
+        let home = hosted.scenario.cy.home
+        let secure = hosted.link.replacingOccurrences(of: "http://", with: "https://")
+        expectOneLine(try hosted.cohort(["clone", secure, hosted.temp.path("a").path], as: home), "E_NETWORK", "does not speak HTTPS")
+        // Port 1: privileged, and nothing listens there on a test machine.
+        let closed = 1
+        expectOneLine(try hosted.cohort(["clone", "http://127.0.0.1:\(closed)/c/\(hosted.identifier)", hosted.temp.path("b").path], as: home),
+                      "E_NETWORK", "nothing is listening at 127.0.0.1:\(closed) (connection refused)")
+        expectOneLine(try hosted.cohort(["clone", "http://no-such-host.invalid/c/\(hosted.identifier)", hosted.temp.path("c").path], as: home),
+                      "E_NETWORK", "the name no-such-host.invalid does not resolve")
+        for folder in ["a", "b", "c"] {
+            #expect(!FileManager.default.fileExists(atPath: hosted.temp.path(folder).path))
+        }
+    }
+
+    private func expectOneLine(_ result: ProcessResult, _ code: String, _ fragment: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.status == 1, "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stderr.hasPrefix("error: \(code): ") && result.stderr.contains(fragment), "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(!result.stderr.contains("errno") && !result.stderr.contains("BoringSSL"), "\(result.stderr)", sourceLocation: sourceLocation)
     }
 }

@@ -33,6 +33,47 @@ struct SyncThroughServerTests {
         #expect(FileManager.default.fileExists(atPath: bo.appendingPathComponent("late.md").path))
     }
 
+    @Test("a membership change says it is local until pushed, status shows it, and --push sends it while the folder's edits stay")
+    func membershipIsLocalUntilPushed() throws {
+        let hosted = try Hosted()
+        let ann = hosted.scenario.owner.directory
+        let bo = hosted.scenario.bo
+        let removed = try hosted.cohort(["participants", "remove", bo.handle], as: hosted.scenario.ann.home, in: ann)
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(removed.stdout.contains("only here until pushed: the server still lets \(bo.handle) pull and push"), "\(removed.stdout)")
+        // Until it is pushed the server goes by the old membership: Bo still clones.
+        #expect(try hosted.cohort(["clone", hosted.link, hosted.temp.path("bo-1").path], as: bo.home).status == 0)
+        let status = try hosted.cohort(["status"], as: hosted.scenario.ann.home, in: ann)
+        #expect(status.stdout.contains("NOT YET SHARED: membership version") && status.stdout.contains("removed \(bo.handle)"), "\(status.stdout)")
+        let json = try hosted.cohort(["status", "--json"], as: hosted.scenario.ann.home, in: ann)
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let unpublished = object?["unpublishedMembership"] as? [String: Any]
+        #expect(unpublished?["removed"] as? [String] == [bo.handle], "\(json.stdout)")
+
+        // --push shares the change and nothing else: an edit in the folder stays uncommitted.
+        try Data("draft\n".utf8).write(to: ann.appendingPathComponent("draft.md"))
+        let cy = hosted.scenario.cy
+        let pushed = try hosted.cohort(["participants", "remove", cy.handle, "--push"], as: hosted.scenario.ann.home, in: ann)
+        #expect(pushed.status == 0, "\(pushed.stderr)")
+        #expect(pushed.stdout.contains("origin now has this membership change"), "\(pushed.stdout)")
+        #expect(try run("git", ["rev-parse", "HEAD"], in: ann).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == hosted.serverTip())
+        let after = try hosted.cohort(["status", "--json"], as: hosted.scenario.ann.home, in: ann)
+        let afterObject = try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [String: Any]
+        #expect(afterObject?["unpublishedMembership"] is NSNull, "\(after.stdout)")
+        #expect((afterObject?["changes"] as? [[String: Any]])?.first?["path"] as? String == "draft.md", "\(after.stdout)")
+        for person in [bo, cy] {
+            let refused = try hosted.cohort(["clone", hosted.link, hosted.temp.path("late-\(person.handle)").path], as: person.home)
+            #expect(refused.status == 1 && refused.stderr.contains("E_REVOKED"), "\(person.handle): \(refused.stderr)")
+        }
+        // --push with no such remote changes nothing.
+        let eveCard = hosted.temp.path("eve.json")
+        try hosted.eve.card().jsonData().write(to: eveCard)
+        let noRemote = try hosted.cohort(["participants", "add", eveCard.path, "--push", "--remote", "nowhere"],
+                                         as: hosted.scenario.ann.home, in: ann)
+        #expect(noRemote.status == 1 && noRemote.stderr.contains("nothing was changed"), "\(noRemote.stderr)")
+        #expect(try run("git", ["rev-parse", "HEAD"], in: ann).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == hosted.serverTip())
+    }
+
     @Test("eight editors syncing at once through the server: a lost race is fetched, merged and pushed again, and every sync lands")
     func racingThroughServer() throws {
         let hosted = try Hosted()
