@@ -13,12 +13,37 @@ public struct RemoteCredential: Sendable {
     }
 }
 
-/// How far a fetch or clone is.
-public struct TransferProgress: Sendable {
-    public let receivedObjects: Int
-    public let indexedObjects: Int
-    public let totalObjects: Int
-    public let receivedBytes: Int
+/// How far a transfer, or the work around it, is: the phase, and `current` of `total` (0 when the
+/// phase has no count yet) with the bytes moved so far.
+public struct TransferProgress: Sendable, Equatable {
+    public enum Phase: String, Sendable {
+        case receiving = "Receiving objects"
+        case resolving = "Resolving deltas"
+        case sending = "Sending objects"
+        case verifying = "Verifying commits"
+        case checkingOut = "Checking out files"
+    }
+
+    public let phase: Phase
+    public let current: Int
+    public let total: Int
+    public let bytes: Int
+
+    public init(_ phase: Phase, current: Int = 0, total: Int = 0, bytes: Int = 0) {
+        self.phase = phase
+        self.current = current
+        self.total = total
+        self.bytes = bytes
+    }
+
+    /// libgit2's fetch statistics: receiving until every object arrived, then resolving deltas.
+    init(_ stats: git_indexer_progress) {
+        if stats.received_objects < stats.total_objects || stats.total_deltas == 0 {
+            self.init(.receiving, current: Int(stats.received_objects), total: Int(stats.total_objects), bytes: Int(stats.received_bytes))
+        } else {
+            self.init(.resolving, current: Int(stats.indexed_deltas), total: Int(stats.total_deltas), bytes: Int(stats.received_bytes))
+        }
+    }
 }
 
 /// What libgit2 may call back during a transfer. The credential provider runs on the transfer's own
@@ -78,9 +103,13 @@ final class TransferPayload {
         callbacks.transfer_progress = { stats, payload in
             guard let stats, let payload else { return 0 }
             let state = Unmanaged<TransferPayload>.fromOpaque(payload).takeUnretainedValue()
-            state.callbacks.progress?(TransferProgress(
-                receivedObjects: Int(stats.pointee.received_objects), indexedObjects: Int(stats.pointee.indexed_objects),
-                totalObjects: Int(stats.pointee.total_objects), receivedBytes: Int(stats.pointee.received_bytes)))
+            state.callbacks.progress?(TransferProgress(stats.pointee))
+            return 0
+        }
+        callbacks.push_transfer_progress = { current, total, bytes, payload in
+            guard let payload else { return 0 }
+            let state = Unmanaged<TransferPayload>.fromOpaque(payload).takeUnretainedValue()
+            state.callbacks.progress?(TransferProgress(.sending, current: Int(current), total: Int(total), bytes: Int(bytes)))
             return 0
         }
         callbacks.sideband_progress = { text, length, payload in

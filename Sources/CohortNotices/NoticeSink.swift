@@ -60,7 +60,11 @@ extension Notice {
     }
 
     /// One readable line: `2026-11-21T10:17:05Z content.edited bread.md by 98abb421…`.
-    public var summary: String {
+    public var summary: String { summary(handles: [:]) }
+
+    /// The readable line with the actor's handle where `handles` (root → handle) knows it:
+    /// `… content.edited bread.md by ann@example.com`.
+    public func summary(handles: [String: String]) -> String {
         let formatter = ISO8601DateFormatter()
         var parts = [formatter.string(from: time), type.rawValue]
         if let old = data["oldPath"], let path = data["path"] {
@@ -70,7 +74,7 @@ extension Notice {
         }
         if let handle = data["handle"], !handle.isEmpty { parts.append("(\(handle))") }
         if let text = data["text"] { parts.append("\"\(text.replacingOccurrences(of: "\n", with: " "))\"") }
-        parts.append("by \(actor.prefix(12))")
+        parts.append("by \(handles[actor] ?? String(actor.prefix(12)))")
         return parts.joined(separator: " ")
     }
 }

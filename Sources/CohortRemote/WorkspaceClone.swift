@@ -8,6 +8,7 @@ import Foundation
 /// What `cohort clone` made.
 public struct CloneOutcome {
     public let workspace: Workspace
+    public let identifier: String
     public let title: String
     public let initiator: String
     public let participants: Int
@@ -80,14 +81,18 @@ extension Workspace {
             let workspace = try Workspace(repository: repository, home: home)
             try adoptRemoteMain(repository)
             let head = try workspace.head()
+            if let progress = callbacks.progress {
+                progress(TransferProgress(.verifying, current: try repository.commits(from: head.commit, hiding: []).count))
+            }
             let report = try repository.verifyHistory(to: head.commit)
+            callbacks.progress?(TransferProgress(.checkingOut))
             try repository.checkoutHeadIntoEmptyFolder()
             let state = try workspace.state()
             if let identifier, state.collaboration.identifier != identifier {
                 throw CohortError(.notPermitted, "the remote holds collaboration \(state.collaboration.identifier), not \(identifier)",
                                   hint: "the clone was removed; check the link")
             }
-            return CloneOutcome(workspace: workspace, title: state.collaboration.title, initiator: state.collaboration.initiator.name,
+            return CloneOutcome(workspace: workspace, identifier: state.collaboration.identifier, title: state.collaboration.title, initiator: state.collaboration.initiator.name,
                                 participants: state.membership.participants.count, report: report)
         } catch let violation as Violation {
             removeClone()

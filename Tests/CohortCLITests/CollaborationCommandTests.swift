@@ -100,11 +100,20 @@ import Testing
 
         let rotated = try boInside.run(["participants", "rotate"])
         #expect(rotated.status == 0, "\(rotated.stderr)")
-        let newRoot = try #require(rotated.stdout.split(separator: " ").last).trimmingCharacters(in: .newlines)
+        let said = rotated.stdout.split(separator: "\n")
+        #expect(said.count == 2 && said[1].contains("only here until pushed: the server knows you by your old root"), "\(rotated.stdout)")
+        let newRoot = try #require(said.first?.split(separator: " ").last.map(String.init))
         #expect(try boInside.run(["verify"]).stdout == "ok: 3 commits\n")
         #expect(try run("git", ["pull", "-q", "--ff-only", "../bo-recipes", "main"], in: sandbox.path("recipes")).status == 0)
         let list = try annInside.run(["participants", "list"])
-        #expect(list.stdout.contains(newRoot), "\(list.stdout)")
+        #expect(list.stdout.contains(String(newRoot.prefix(12))) && !list.stdout.contains(newRoot), "\(list.stdout)")
+        // Aligned columns: every participant's permission starts in the same column.
+        let rows = list.stdout.split(separator: "\n").dropFirst().filter { $0.hasPrefix("  ") }
+        let columns = Set(rows.compactMap { row in
+            ["owner", "read-write", "read-only"].compactMap { word in row.range(of: "  " + word + "  ").map { row.distance(from: row.startIndex, to: $0.lowerBound) } }.first
+        })
+        #expect(rows.count == 2 && columns.count == 1, "\(list.stdout)")
+        #expect(list.stdout.hasPrefix("Recipes (") && list.stdout.contains("2 participants, membership version"), "\(list.stdout)")
 
         let removed = try annInside.run(["participants", "remove", String(newRoot.prefix(12))])
         #expect(removed.status == 0, "\(removed.stderr)")
@@ -120,7 +129,7 @@ import Testing
         let inside = try sandbox.recipes(["bread.md": "flour\n"])
 
         let listed = try inside.run(["notices"])
-        #expect(listed.status == 0 && listed.stdout.contains("content.created bread.md"), "\(listed.stdout)\(listed.stderr)")
+        #expect(listed.status == 0 && listed.stdout.contains("content.created bread.md by ann@example.com"), "\(listed.stdout)\(listed.stderr)")
         let json = try inside.run(["notices", "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.split(separator: "\n")[0].utf8)) as? [String: Any])
         #expect(object["type"] as? String == "content.created")

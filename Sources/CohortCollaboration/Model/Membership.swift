@@ -74,6 +74,14 @@ public struct Membership: SignedPayload, Hashable {
                    uniquingKeysWith: { first, _ in first })
     }
 
+    /// Every handle this version knows, removed participants' too (root → handle): who did what
+    /// in older notices.
+    public var everyHandle: [String: String] {
+        var known = handles
+        for gone in removed { if let handle = gone.handle, known[gone.root] == nil { known[gone.root] = handle } }
+        return known
+    }
+
     /// The active participant whose handle is `handle`.
     public func participant(handle: String) -> Participant? {
         participants.first { $0.handle == handle }

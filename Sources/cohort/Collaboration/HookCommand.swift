@@ -75,7 +75,7 @@ struct HookPostReceive: AsyncParsableCommand {
         do {
             let input = try Files.readStandardInput(maxBytes: PreReceiveHook.maxInputBytes, what: "post-receive input")
             for report in try await PostReceiveHook.run(input: input) {
-                var line = "cohort: \(report.sink): \(report.delivered) notices delivered"
+                var line = "cohort: \(report.sink): \(Terminal.count(report.delivered, "notice")) delivered"
                 if let reason = report.stoppedBecause { line += ", \(report.pending) waiting: \(reason)" }
                 Terminal.note(line)
             }

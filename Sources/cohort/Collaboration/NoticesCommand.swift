@@ -46,8 +46,9 @@ struct NoticesList: AsyncCohortCommand {
             let head = try workspace.head().commit
             if head != last {
                 do {
+                    let handles = json ? [:] : try workspace.state().membership.everyHandle
                     for notice in try workspace.notices(since: last) {
-                        Terminal.write(json ? notice.sinkJSON() + Data("\n".utf8) : Data((notice.summary + "\n").utf8))
+                        Terminal.write(json ? notice.sinkJSON() + Data("\n".utf8) : Data((notice.summary(handles: handles) + "\n").utf8))
                     }
                 } catch let violation as Violation {
                     throw violation.asError

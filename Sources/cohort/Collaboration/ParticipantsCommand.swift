@@ -108,14 +108,18 @@ struct ParticipantsList: CohortCommand {
             Terminal.write(try encoder.encode(state.membership.participants) + Data("\n".utf8))
             return
         }
-        Terminal.print("\(state.collaboration.title) (\(state.collaboration.identifier)), membership version \(state.membership.version)")
-        for participant in state.membership.participants {
-            let role = participant.root == state.owner.hex ? "owner" : participant.permission.rawValue
-            let switches = [participant.mentions ? nil : "no mentions", participant.comments ? nil : "no comments"].compactMap { $0 }
-            Terminal.print("  \(participant.label)  \(role)\(switches.isEmpty ? "" : " (" + switches.joined(separator: ", ") + ")")  \(participant.root)")
+        let participants = state.membership.participants
+        Terminal.print("\(state.collaboration.title) (\(state.collaboration.identifier)): "
+            + "\(Terminal.count(participants.count, "participant")), membership version \(state.membership.version)")
+        let rows = participants.map { participant in
+            [participant.handle ?? "(no handle)", participant.name ?? "",
+             participant.root == state.owner.hex ? "owner" : participant.permission.rawValue,
+             String(participant.root.prefix(12)),
+             [participant.mentions ? nil : "no mentions", participant.comments ? nil : "no comments"].compactMap { $0 }.joined(separator: ", ")]
         }
+        for line in Terminal.columns(rows) { Terminal.print("  " + line) }
         if !state.membership.removed.isEmpty {
-            Terminal.print("removed: " + state.membership.removed.map { $0.handle ?? String($0.root.prefix(16)) }.joined(separator: ", "))
+            Terminal.print("removed: " + state.membership.removed.map { $0.handle ?? String($0.root.prefix(12)) }.joined(separator: ", "))
         }
     }
 }
@@ -168,7 +172,7 @@ struct MembershipPublishing: ParsableArguments {
         var options = SyncOptions()
         options.remote = remote
         options.commitLocalChanges = false
-        options.progress = TerminalProgress.make(label: "Sending")
+        options.progress = TerminalProgress.make()
         var report = try await SyncRun.run(workspace, options: options)
         TerminalProgress.finish()
         let delivered = await SyncRun.deliver(workspace, report: &report)

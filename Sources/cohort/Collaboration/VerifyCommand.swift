@@ -23,7 +23,7 @@ struct VerifyCommand: CohortCommand {
             if json {
                 Terminal.print("{\"ok\":true,\"commits\":\(report.commits),\"checkedNow\":\(report.checkedNow)}")
             } else {
-                Terminal.print("ok: \(report.commits) commits")
+                Terminal.print("ok: \(Terminal.count(report.commits, "commit"))")
             }
         } catch let violation as Violation {
             if json {

@@ -18,11 +18,14 @@ struct CloneCommand: CohortCommand {
     @Argument(help: ArgumentHelp("Where to put the workspace (default: a folder named after the title).", valueName: "DIR"))
     var directory: String?
 
+    @Flag(help: "Print the outcome as JSON: {\"directory\", \"identifier\", \"title\", \"initiator\", \"participants\", \"commits\"}; no progress.")
+    var json = false
+
     @OptionGroup var home: HomeOptions
 
     func execute() throws {
         let outcome: CloneOutcome
-        let progress = TerminalProgress.make(label: "Receiving objects")
+        let progress = json ? nil : TerminalProgress.make()
         if let link = try? CollaborationLink(link) {
             let client = ServerClient()
             defer { try? Blocking.wait { await client.shutdown() } }
@@ -40,8 +43,14 @@ struct CloneCommand: CohortCommand {
             outcome = try Workspace.clone(from: link, into: target, home: home.home, callbacks: RemoteCallbacks(progress: progress))
         }
         TerminalProgress.finish()
-        Terminal.note("cloned '\(outcome.title)' by \(outcome.initiator), \(outcome.participants) participants; \(outcome.report.commits) commits verified")
-        Terminal.print(outcome.workspace.directory.standardizedFileURL.path.replacingOccurrences(of: "/$", with: "", options: .regularExpression))
+        let folder = outcome.workspace.directory.standardizedFileURL.path.replacingOccurrences(of: "/$", with: "", options: .regularExpression)
+        if json {
+            Terminal.printJSON(["directory": folder, "identifier": outcome.identifier, "title": outcome.title, "initiator": outcome.initiator,
+                                "participants": outcome.participants, "commits": outcome.report.commits])
+            return
+        }
+        Terminal.note("cloned '\(outcome.title)' by \(outcome.initiator), \(Terminal.count(outcome.participants, "participant")); \(Terminal.count(outcome.report.commits, "commit")) verified")
+        Terminal.print(folder)
     }
 
     /// A folder name from a title: letters, digits, '-', '_' and spaces turned into '-'.

@@ -16,6 +16,9 @@ struct PublishCommand: CohortCommand {
     @Option(help: ArgumentHelp("The git remote to point at the link.", valueName: "NAME"))
     var remote = "origin"
 
+    @Flag(help: "Print the outcome as JSON: {\"link\", \"created\", \"pushed\"}; no progress.")
+    var json = false
+
     @OptionGroup var workspace: WorkspaceOptions
 
     func execute() throws {
@@ -26,8 +29,12 @@ struct PublishCommand: CohortCommand {
         }
         let client = ServerClient()
         defer { try? Blocking.wait { await client.shutdown() } }
-        let outcome = try workspace.publish(to: base, remote: remote, client: client, progress: TerminalProgress.make(label: "Pushing"))
+        let outcome = try workspace.publish(to: base, remote: remote, client: client, progress: json ? nil : TerminalProgress.make())
         TerminalProgress.finish()
+        if json {
+            Terminal.printJSON(["link": outcome.link.url, "created": outcome.created, "pushed": outcome.pushed.hex])
+            return
+        }
         Terminal.note(outcome.created ? "published; the server now hosts this collaboration" : "already published; pushed what was new")
         Terminal.print(outcome.link.url)
     }

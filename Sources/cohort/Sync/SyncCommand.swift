@@ -52,7 +52,7 @@ struct SyncCommand: AsyncCohortCommand {
         options.allowMassDelete = allowMassDelete
         options.massDeleteShare = massDeleteShare
         options.wait = wait.value
-        options.progress = json ? nil : TerminalProgress.make(label: "Transferring")
+        options.progress = json ? nil : TerminalProgress.make()
         let opened: Workspace
         var report: SyncReport
         do {

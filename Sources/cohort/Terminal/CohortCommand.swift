@@ -52,4 +52,31 @@ enum Terminal {
     static func error(_ text: String) {
         note("error: " + text)
     }
+
+    /// `object` as one line of JSON with sorted keys.
+    static func printJSON(_ object: [String: Any]) {
+        var data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        data.append(0x0A)
+        write(data)
+    }
+
+    /// "1 commit", "3 commits".
+    static func count(_ number: Int, _ noun: String) -> String {
+        "\(number) \(noun)\(number == 1 ? "" : "s")"
+    }
+
+    /// Rows of cells as aligned columns, two spaces apart, without trailing space.
+    static func columns(_ rows: [[String]]) -> [String] {
+        let widths = rows.reduce(into: [Int]()) { widths, row in
+            for (index, cell) in row.enumerated() {
+                if index == widths.count { widths.append(0) }
+                widths[index] = max(widths[index], cell.count)
+            }
+        }
+        return rows.map { row in
+            row.enumerated().map { index, cell in
+                index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+        }
+    }
 }

@@ -2,29 +2,49 @@ import CohortGit
 import Foundation
 import Synchronization
 
-/// Transfer progress on standard error, only when it is a terminal, at most ten updates a second.
+/// Progress on standard error, only when it is a terminal: one line per phase (receiving, resolving,
+/// sending, verifying, checking out), redrawn in place at most ten times a second and only when
+/// what it says changed.
 enum TerminalProgress {
-    private static let last = Mutex<(time: UInt64, shown: Bool)>((0, false))
+    private struct Shown {
+        var phase: TransferProgress.Phase?
+        var text = ""
+        var time: UInt64 = 0
+    }
 
-    static func make(label: String) -> (@Sendable (TransferProgress) -> Void)? {
+    private static let shown = Mutex(Shown())
+
+    static func make() -> (@Sendable (TransferProgress) -> Void)? {
         guard isatty(STDERR_FILENO) == 1 else { return nil }
         return { progress in
             let now = DispatchTime.now().uptimeNanoseconds
-            let due = last.withLock { state -> Bool in
-                let done = progress.totalObjects > 0 && progress.receivedObjects == progress.totalObjects
-                guard done || now - state.time > 100_000_000 else { return false }
-                state = (now, true)
-                return true
+            let text = describe(progress)
+            let output: String? = shown.withLock { state in
+                let newPhase = state.phase != progress.phase
+                let finished = progress.total > 0 && progress.current == progress.total
+                guard text != state.text, newPhase || finished || now - state.time > 100_000_000 else { return nil }
+                let start = newPhase && state.phase != nil ? "\n" : "\r"
+                state = Shown(phase: progress.phase, text: text, time: now)
+                return start + text + "   "
             }
-            guard due, progress.totalObjects > 0 else { return }
-            let percent = progress.receivedObjects * 100 / progress.totalObjects
-            let size = ByteCountFormatter.string(fromByteCount: Int64(progress.receivedBytes), countStyle: .binary)
-            FileHandle.standardError.write(Data("\r\(label): \(percent)% (\(progress.receivedObjects)/\(progress.totalObjects)), \(size)   ".utf8))
+            if let output { FileHandle.standardError.write(Data(output.utf8)) }
         }
+    }
+
+    static func describe(_ progress: TransferProgress) -> String {
+        guard progress.total > 0 else {
+            return progress.phase == .verifying && progress.current > 0
+                ? "Verifying \(Terminal.count(progress.current, "commit"))…" : "\(progress.phase.rawValue)…"
+        }
+        var text = "\(progress.phase.rawValue): \(progress.current * 100 / progress.total)% (\(progress.current)/\(progress.total))"
+        if progress.bytes > 0 { text += ", " + ByteCountFormatter.string(fromByteCount: Int64(progress.bytes), countStyle: .binary) }
+        return text
     }
 
     /// Ends the progress line, if one was drawn.
     static func finish() {
-        if last.withLock({ $0.shown }) { FileHandle.standardError.write(Data("\n".utf8)) }
+        if shown.withLock({ state in defer { state = Shown() }; return state.phase != nil }) {
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
     }
 }
