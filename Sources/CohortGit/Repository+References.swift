@@ -141,3 +141,49 @@ extension Repository {
         return ObjectID(git_object_id(commit).pointee)
     }
 }
+
+extension Repository {
+    /// What HEAD names: a branch (full reference name), or the commit of a detached HEAD; nil for
+    /// neither (no HEAD file).
+    public func headTarget() throws -> (branch: String?, commit: ObjectID?) {
+        var reference: OpaquePointer?
+        let result = git_reference_lookup(&reference, pointer, "HEAD")
+        if result == GIT_ENOTFOUND.rawValue { return (nil, nil) }
+        try check(result, "cannot read HEAD")
+        defer { git_reference_free(reference) }
+        if let target = git_reference_symbolic_target(reference) { return (String(cString: target), nil) }
+        return (nil, git_reference_target(reference).map { ObjectID($0) })
+    }
+
+    /// Whether a merge, rebase, cherry-pick, revert or bisect is under way (git would say so in
+    /// `git status`).
+    public var isMidOperation: Bool {
+        git_repository_state(pointer) != Int32(GIT_REPOSITORY_STATE_NONE.rawValue)
+    }
+
+    /// Renames local branch `name` (short, e.g. `master`) to `newName`, with its reflog and its
+    /// configuration (upstream) as `git branch -m` does; HEAD follows when it named the branch.
+    public func renameBranch(_ name: String, to newName: String) throws {
+        var branch: OpaquePointer?
+        try check(git_branch_lookup(&branch, pointer, name, GIT_BRANCH_LOCAL), "there is no branch \(name)")
+        defer { git_reference_free(branch) }
+        var moved: OpaquePointer?
+        try check(git_branch_move(&moved, branch, newName, 0), "cannot rename branch \(name) to \(newName)")
+        git_reference_free(moved)
+    }
+
+    /// The names of the configured remotes.
+    public func remoteNames() throws -> [String] {
+        var names = git_strarray()
+        try check(git_remote_list(&names, pointer), "cannot list remotes")
+        defer { git_strarray_dispose(&names) }
+        return (0..<names.count).compactMap { names.strings[$0].map { String(cString: $0) } }
+    }
+
+    /// Renames remote `name` to `newName`, with its remote-tracking branches, as `git remote rename` does.
+    public func renameRemote(_ name: String, to newName: String) throws {
+        var problems = git_strarray()
+        defer { git_strarray_dispose(&problems) }
+        try check(git_remote_rename(&problems, pointer, name, newName), "cannot rename remote \(name) to \(newName)")
+    }
+}

@@ -21,7 +21,7 @@ public struct StartRequest: Sendable {
 
 extension Workspace {
     /// Creates a collaboration in `request.directory` (new, or an existing folder whose files become
-    /// its first content): the repository, the signed collaboration file, membership version 1 with
+    /// its first content; a git repository there is adopted, see `Adoption`): the repository, the signed collaboration file, membership version 1 with
     /// this device's person as owner, a `content.created` notice per file, and the signed genesis
     /// commit. If any step fails, nothing is left behind.
     public static func start(_ request: StartRequest, home: IdentityHome, now: Date = Date()) throws -> (Workspace, CollaborationFile) {
@@ -35,9 +35,13 @@ extension Workspace {
         guard !existed || isFolder.boolValue else {
             throw CohortError(.io, "\(directory.path) is a file", hint: "give a new or existing folder")
         }
-        for name in [".git", CohortLayout.folder] where fileManager.fileExists(atPath: directory.appendingPathComponent(name).path) {
-            throw CohortError(.git, "\(directory.path) already has \(name)", hint: "start the collaboration in a folder that is not a repository yet")
+        if fileManager.fileExists(atPath: directory.appendingPathComponent(CohortLayout.folder).path) {
+            throw CohortError(.git, "\(directory.path) already has \(CohortLayout.folder)/: it is, or was, a collaboration",
+                              hint: "work in it with `cohort status` and `cohort sync`, or start a new collaboration in another folder")
         }
+        // A git repository there is adopted: its files become the first content, its history stays beside.
+        var adoption = existed && fileManager.fileExists(atPath: directory.appendingPathComponent(".git").path)
+            ? try Adoption(directory) : nil
 
         let identifier = UUID().uuidString.lowercased()
         var salt = Data(count: CollaborationContext.saltBytes)
@@ -56,8 +60,9 @@ extension Workspace {
                                 mentions: true, comments: true, addedBy: signer.root.hex, addedAt: now)
         let membership = Membership(collaboration: identifier, version: 1, previous: nil, participants: [owner], removed: [], signer: signer.signer)
 
+        var createdMain = false
         do {
-            let repository = try Repository.create(at: directory, bare: false)
+            let repository = try adoption?.repository ?? Repository.create(at: directory, bare: false)
             let workspace = try Workspace(repository: repository, home: home)
             // The folder's files are the first content; `.cohort/` is built apart, never staged from disk.
             let staged = try repository.stageAll(
@@ -77,12 +82,18 @@ extension Workspace {
             let genesis = try repository.createVerifiedCommit(
                 tree: tree, parents: [], message: "Start \(request.title)", signer: signer,
                 author: Person(name: card.name, email: card.handle, time: now))
+            try adoption?.moveAside()
             try repository.updateReference(CohortLayout.defaultBranch, to: genesis, expected: nil, message: "cohort: start")
+            createdMain = true
+            if adoption != nil { try repository.setHead(to: CohortLayout.defaultBranch) }
             try workspace.writeFiles(files)
             try repository.resetIndex([CohortLayout.folder], to: genesis)
             return (workspace, collaboration)
         } catch {
-            if existed {
+            if let adoption {
+                adoption.undo(createdMain: createdMain)
+                try? fileManager.removeItem(at: directory.appendingPathComponent(CohortLayout.folder))
+            } else if existed {
                 try? fileManager.removeItem(at: directory.appendingPathComponent(".git"))
                 try? fileManager.removeItem(at: directory.appendingPathComponent(CohortLayout.folder))
             } else {

@@ -39,7 +39,7 @@ public final class Workspace {
         let head = try head()
         guard try repository.entry(at: CohortLayout.folder, inTree: repository.tree(ofCommit: head.commit)) != nil else {
             throw CohortError(.git, "\(directory.path) is a git repository but not a Cohort collaboration (no \(CohortLayout.folder)/ in \(head.branch))",
-                              hint: "start a collaboration in a new folder with `cohort start DIR` and copy the files into it")
+                              hint: "`cohort start . --title T` here adopts it: its files become the first content and its history stays on pre-cohort/ branches")
         }
     }
 

@@ -1,0 +1,117 @@
+import CohortTestSupport
+import Foundation
+import Testing
+
+/// `cohort start` in a folder that already is a git repository: its files become the first content,
+/// its history stays reachable beside the collaboration, and a start that fails leaves it as it was.
+@Suite struct AdoptionTests {
+    let sandbox: Sandbox
+    let project: URL
+    let ann: CLI
+
+    init() throws {
+        sandbox = try Sandbox()
+        project = sandbox.path("project")
+        ann = CLI(home: sandbox.path("ann"), directory: project)
+        try FileManager.default.createDirectory(at: project.appendingPathComponent("docs"), withIntermediateDirectories: true)
+        #expect(try ann.run(["id", "init", "--handle", "ann@example.com", "--name", "Ann"]).status == 0)
+        try git(["init", "-q", "-b", "master"])
+        try sandbox.write("project/readme.md", "hello\n")
+        try sandbox.write("project/docs/guide.md", "guide\n")
+        try git(["add", "."])
+        try git(["commit", "-qm", "first"])
+        try git(["checkout", "-qb", "feature"])
+        try sandbox.write("project/feature.md", "feature\n")
+        try git(["add", "feature.md"])
+        try git(["commit", "-qm", "feature"])
+        try git(["remote", "add", "origin", "https://git.example.org/ann/project.git"])
+        // Work in progress: an edit and a file git does not track yet.
+        try sandbox.write("project/readme.md", "hello, edited\n")
+        try sandbox.write("project/notes.md", "untracked\n")
+    }
+
+    @discardableResult
+    func git(_ arguments: [String]) throws -> String {
+        let result = try run("git", ["-c", "user.name=Ann", "-c", "user.email=ann@example.com"] + arguments, in: project)
+        #expect(result.status == 0, "git \(arguments): \(result.stderr)")
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Everything `git` knows about the repository that adoption may touch.
+    func snapshot() throws -> [String] {
+        [try git(["for-each-ref", "--format=%(refname) %(objectname)"]), try git(["remote", "-v"]),
+         try git(["symbolic-ref", "-q", "HEAD"]), try git(["status", "--porcelain"]), try git(["ls-files", "-s"])]
+    }
+
+    @Test func aRepositoryIsAdoptedWithItsFilesAsTheyAreAndItsHistoryKept() throws {
+        let feature = try git(["rev-parse", "feature"])
+        let master = try git(["rev-parse", "master"])
+        let started = try ann.run(["start", ".", "--title", "Project"])
+        #expect(started.status == 0, "\(started.stderr)")
+        #expect(started.stderr.contains("adopted the git repository") && started.stderr.contains("pre-cohort/feature, pre-cohort/master")
+            && started.stderr.contains("its remotes are now pre-cohort-origin"), "\(started.stderr)")
+        #expect(try git(["rev-parse", "pre-cohort/feature"]) == feature && git(["rev-parse", "pre-cohort/master"]) == master)
+        #expect(try git(["remote"]) == "pre-cohort-origin")
+        #expect(try git(["symbolic-ref", "HEAD"]) == "refs/heads/main")
+        #expect(try git(["rev-list", "--count", "main"]) == "1")
+        // The files as they were, edits and untracked files included, are the first content.
+        #expect(try sandbox.read("project/readme.md") == "hello, edited\n")
+        #expect(try git(["show", "main:readme.md"]) == "hello, edited")
+        #expect(try git(["show", "main:notes.md"]) == "untracked")
+        #expect(try git(["show", "main:feature.md"]) == "feature")
+        #expect(try ann.run(["verify"]).stdout == "ok: 1 commit\n")
+        #expect(try ann.run(["status"]).stdout.contains("no local changes"))
+        let notices = try ann.run(["notices"]).stdout
+        #expect(["readme.md", "notes.md", "feature.md", "docs/guide.md"].allSatisfy { notices.contains("content.created \($0) ") }, "\(notices)")
+        // A second start is refused: it already is a collaboration.
+        let again = try ann.run(["start", ".", "--title", "Again"])
+        expectRefusal(again, "E_GIT")
+        #expect(again.stderr.contains("already has .cohort/"), "\(again.stderr)")
+    }
+
+    @Test func aDetachedHeadIsKeptToo() throws {
+        let commit = try git(["rev-parse", "HEAD~1"])
+        try git(["checkout", "-q", "--detach", "HEAD~1"])
+        #expect(try ann.run(["start", ".", "--title", "Project"]).status == 0)
+        #expect(try git(["rev-parse", "pre-cohort/detached-head"]) == commit)
+    }
+
+    @Test func aStartThatFailsLeavesTheRepositoryAsItWas() throws {
+        let before = try snapshot()
+        let index = try Data(contentsOf: project.appendingPathComponent(".git/index"))
+        // A lock on main (another git at work) stops the start after the old branches moved aside.
+        let lock = project.appendingPathComponent(".git/refs/heads/main.lock")
+        try Data().write(to: lock)
+        let failed = try ann.run(["start", ".", "--title", "Project"])
+        expectRefusal(failed, "E_GIT")
+        try FileManager.default.removeItem(at: lock)
+        #expect(try snapshot() == before)
+        #expect(try Data(contentsOf: project.appendingPathComponent(".git/index")) == index)
+        #expect(!FileManager.default.fileExists(atPath: project.appendingPathComponent(".cohort").path))
+        #expect(try sandbox.read("project/readme.md") == "hello, edited\n")
+    }
+
+    @Test func aRepositoryMidMergeOrWithBranchesInTheWayIsRefusedUntouched() throws {
+        try git(["branch", "pre-cohort/x"])
+        let before = try snapshot()
+        let clash = try ann.run(["start", ".", "--title", "Project"])
+        expectRefusal(clash, "E_GIT")
+        #expect(clash.stderr.contains("already has a branch pre-cohort/x"), "\(clash.stderr)")
+        #expect(try snapshot() == before)
+        try git(["branch", "-D", "pre-cohort/x"])
+
+        try git(["checkout", "-q", "master"])
+        try git(["stash", "-q", "-u"])
+        try sandbox.write("project/readme.md", "master side\n")
+        try git(["commit", "-qam", "master side"])
+        try git(["checkout", "-q", "feature"])
+        try sandbox.write("project/readme.md", "feature side\n")
+        try git(["commit", "-qam", "feature side"])
+        _ = try run("git", ["-c", "user.name=Ann", "-c", "user.email=ann@example.com", "merge", "-q", "master"], in: project)
+        let merging = try snapshot()
+        let refused = try ann.run(["start", ".", "--title", "Project"])
+        expectRefusal(refused, "E_GIT")
+        #expect(refused.stderr.contains("in the middle of a merge"), "\(refused.stderr)")
+        #expect(try snapshot() == merging)
+    }
+}
