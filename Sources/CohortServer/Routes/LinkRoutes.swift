@@ -13,6 +13,16 @@ extension CohortServer {
         // Link previewers ask with HEAD first: the same status and headers, no body.
         router.head("/c/:id") { [self] request, context in Self.headOnly(linkResponse(request, context)) }
         router.head("/") { [self] _, _ in Self.headOnly(homeResponse()) }
+        // Any other address: the not-found page (JSON for a client asking for it), never an empty 404.
+        router.get("**") { [self] request, _ in notFoundResponse(request) }
+        router.head("**") { [self] request, _ in Self.headOnly(notFoundResponse(request)) }
+    }
+
+    func notFoundResponse(_ request: Request) -> Response {
+        let error = CohortError(.notFound, "there is nothing at this address on this Cohort server",
+                                hint: "collaborations are at /c/<identifier>; check the link with the person who sent it")
+        return request.headers[.accept]?.contains("application/json") ?? false
+            ? ErrorResponses.json(error) : htmlResponse(LinkPage.notFound(error), status: .notFound)
     }
 
     func homeResponse() -> Response {
@@ -59,7 +69,7 @@ extension CohortServer {
 /// server's own page and of "not here". Every value is escaped; long links wrap instead of scrolling.
 enum LinkPage {
     static let style = """
-        <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40em;margin:2em auto;padding:0 1em;color:#222}
+        <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40em;margin:2em auto;padding:0 1em;color:#222;overflow-wrap:anywhere}
         code,pre{background:#f4f4f4;border-radius:3px;font-size:.95em}code{padding:.1em .3em}
         pre{padding:.7em .8em;white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-all;user-select:all}
         .meta{color:#555}.about{background:#f7f7fb;border-left:3px solid #88a;padding:.6em .9em}</style>
@@ -101,7 +111,7 @@ enum LinkPage {
             <ol>
             <li>Make your identity once, on this device: <code>cohort id init --handle you@example.com --name "Your Name"</code></li>
             <li>Send your card (<code>cohort id card --output card.json</code>) to \(escape(info.initiator.name)),
-            who adds you with <code>cohort participants add card.json</code> and syncs.</li>
+            who adds you with <code>cohort participants add card.json --push</code>.</li>
             <li>Then clone it: <pre>cohort clone \(link)</pre> or with git itself:
             <pre>git config --global credential.helper cohort
             git config --global credential.useHttpPath true
