@@ -409,13 +409,16 @@ _cohort_participants_list() {
 
 _cohort_participants_add() {
     repeating_flags=()
-    non_repeating_flags=(--read-only --read-write --no-mentions --no-comments --version -h --help)
+    non_repeating_flags=(--read-only --read-write --no-mentions --no-comments --push --version -h --help)
     repeating_options=()
-    non_repeating_options=(--workspace --home)
+    non_repeating_options=(--remote --workspace --home)
     __cohort_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
+    '--remote')
+        return
+        ;;
     '--workspace')
         return
         ;;
@@ -427,13 +430,16 @@ _cohort_participants_add() {
 
 _cohort_participants_remove() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--push --version -h --help)
     repeating_options=()
-    non_repeating_options=(--workspace --home)
+    non_repeating_options=(--remote --workspace --home)
     __cohort_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
+    '--remote')
+        return
+        ;;
     '--workspace')
         return
         ;;
@@ -445,13 +451,16 @@ _cohort_participants_remove() {
 
 _cohort_participants_rotate() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--push --version -h --help)
     repeating_options=()
-    non_repeating_options=(--workspace --home)
+    non_repeating_options=(--remote --workspace --home)
     __cohort_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
+    '--remote')
+        return
+        ;;
     '--workspace')
         return
         ;;
@@ -869,7 +878,7 @@ _cohort_serve() {
 
 _cohort_publish() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=(--remote --workspace --home)
     __cohort_offer_flags_options 1
@@ -890,7 +899,7 @@ _cohort_publish() {
 
 _cohort_clone() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=(--home)
     __cohort_offer_flags_options 2
