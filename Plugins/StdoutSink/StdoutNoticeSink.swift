@@ -29,7 +29,13 @@ public struct StdoutNoticeSink: NoticeSink {
     }
 
     public func deliver(_ notice: Notice) async throws {
-        var line = format == .json ? notice.sinkJSON() : Data(notice.summary.utf8)
+        try await deliver(notice, actorHandle: nil)
+    }
+
+    /// The text line names the actor by handle when it is known (`… by ann@example.com`).
+    public func deliver(_ notice: Notice, actorHandle: String?) async throws {
+        let handles = actorHandle.map { [notice.actor: $0] } ?? [:]
+        var line = format == .json ? notice.sinkJSON() : Data(notice.summary(handles: handles).utf8)
         line.append(UInt8(ascii: "\n"))
         try LineWriter.write(line, to: descriptor, what: "standard output")
     }

@@ -34,7 +34,10 @@ public enum PostReceiveHook {
             commits += try repository.commits(from: tip, hiding: old)
         }
         let outbox = try NoticeOutbox(directory: repository.gitDirectory.appendingPathComponent("cohort/outbox"))
-        try outbox.accept(repository.noticesAdded(by: commits))
+        // Actors by handle as the pushed main names them (the hook verified it before it landed).
+        let handles = (try? repository.resolve(CohortLayout.defaultBranch)).flatMap { $0 }
+            .flatMap { try? HistoryVerifier(repository: repository).state(at: $0) }?.membership.everyHandle ?? [:]
+        try outbox.accept(repository.noticesAdded(by: commits), handles: handles)
         let state = repository.gitDirectory.appendingPathComponent("cohort/sinks")
         let sinks = try specs.map { try SinkFactory.make($0, stateDirectory: state) }
         let reports = await outbox.deliver(to: sinks)

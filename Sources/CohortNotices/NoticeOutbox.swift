@@ -19,6 +19,9 @@ public final class NoticeOutbox: Sendable {
     public struct Entry: Codable, Sendable {
         public let seq: Int
         public let notice: Notice
+        /// The actor's handle as the collaboration named them when the notice was taken in (absent in
+        /// older logs and for roots the membership does not name).
+        public var actorHandle: String?
     }
 
     /// What one sink's run did.
@@ -51,7 +54,7 @@ public final class NoticeOutbox: Sendable {
 
     /// Appends the notices not accepted before (by id) and fsyncs; returns how many were new.
     @discardableResult
-    public func accept(_ notices: [Notice]) throws -> Int {
+    public func accept(_ notices: [Notice], handles: [String: String] = [:]) throws -> Int {
         try state.withLock { state in
             var lines = Data()
             var accepted = 0
@@ -60,7 +63,7 @@ public final class NoticeOutbox: Sendable {
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             encoder.dateEncodingStrategy = .iso8601
             for notice in notices where ids.insert(notice.id).inserted {
-                lines.append(try encoder.encode(Entry(seq: state.nextSeq + accepted, notice: notice)))
+                lines.append(try encoder.encode(Entry(seq: state.nextSeq + accepted, notice: notice, actorHandle: handles[notice.actor])))
                 lines.append(UInt8(ascii: "\n"))
                 accepted += 1
             }
@@ -107,7 +110,7 @@ public final class NoticeOutbox: Sendable {
         defer { if unsaved > 0 { try? writeCursor(sink.name, done) } }
         for (index, entry) in entries.enumerated() {
             do {
-                try await sink.deliver(entry.notice)
+                try await sink.deliver(entry.notice, actorHandle: entry.actorHandle)
                 delivered += 1
             } catch let failure as SinkFailure where failure.kind == .giveUp {
                 recordFailure(sink: sink.name, entry: entry, reason: failure.reason)
@@ -193,7 +196,7 @@ extension NoticeOutbox {
         var delivered = 0
         for entry in entries {
             do {
-                try await sink.deliver(entry.notice)
+                try await sink.deliver(entry.notice, actorHandle: entry.actorHandle)
                 delivered += 1
             } catch {
                 kept.append(FailureRecord(sink: sink.name, seq: entry.seq, id: entry.notice.id, reason: "\(error)",

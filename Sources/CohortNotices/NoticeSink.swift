@@ -9,11 +9,18 @@ public protocol NoticeSink: Sendable {
     /// Delivers one notice. Throw `SinkFailure.retryLater` when the destination may take it later,
     /// `SinkFailure.giveUp` when it never will; any other error counts as `retryLater`.
     func deliver(_ notice: Notice) async throws
+    /// Delivers one notice whose actor the collaboration names `actorHandle` (nil when it does not):
+    /// sinks that show people implement it; by default the notice alone is delivered.
+    func deliver(_ notice: Notice, actorHandle: String?) async throws
     /// Flushes what the sink buffers and releases what it holds.
     func shutdown() async
 }
 
 extension NoticeSink {
+    public func deliver(_ notice: Notice, actorHandle: String?) async throws {
+        try await deliver(notice)
+    }
+
     public func shutdown() async {}
 }
 

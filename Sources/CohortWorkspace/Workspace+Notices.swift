@@ -52,7 +52,7 @@ extension Workspace {
     public func deliverNotices(to sinks: [any NoticeSink]) async throws -> [NoticeOutbox.Report] {
         let outbox = try NoticeOutbox(directory: outboxDirectory)
         let head = try head().commit
-        try outbox.accept(undeliveredNotices())
+        try outbox.accept(undeliveredNotices(), handles: state().membership.everyHandle)
         try AtomicFile.write(Data((head.hex + "\n").utf8), to: seenURL, mode: 0o644, replacing: true)
         let reports = await outbox.deliver(to: sinks)
         for sink in sinks { await sink.shutdown() }

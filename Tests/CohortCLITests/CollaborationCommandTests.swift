@@ -145,11 +145,16 @@ import Testing
         type = "exec"
         name = "python"
         command = ["python3", "../../../sink.py", "../../../exec.jsonl"]
+
+        [[sinks]]
+        type = "stdout"
         """)
         let sinks = try inside.run(["sinks", "list"])
         #expect(sinks.stdout.contains("python  exec") && sinks.stdout.contains("  file  "), "\(sinks.stdout)\(sinks.stderr)")
         let delivered = try inside.run(["notices", "deliver"])
         #expect(delivered.status == 0, "\(delivered.stderr)")
+        // The readable line names the actor by handle.
+        #expect(delivered.stdout.contains("content.created bread.md by ann@example.com"), "\(delivered.stdout)")
         #expect(try sandbox.read("notices.jsonl").split(separator: "\n").count == 1)
         #expect(try sandbox.read("exec.jsonl").split(separator: "\n").count == 1)
         #expect(try inside.run(["sinks", "test", "python"]).status == 0)

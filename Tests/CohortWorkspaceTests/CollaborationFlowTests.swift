@@ -113,14 +113,23 @@ import Testing
         expectCode(.malformed) { try Workspace.start(StartRequest(directory: temp.path("new"), title: ""), home: ann.home) }
         #expect(!FileManager.default.fileExists(atPath: temp.path("new").path))
 
-        // An existing repository is never taken over; its files are untouched.
+        // A folder with a .cohort/ of its own is refused, its files untouched.
         let existing = temp.path("existing")
-        try FileManager.default.createDirectory(at: existing, withIntermediateDirectories: true)
-        #expect(try run("git", ["init", "-q"], in: existing).status == 0)
+        try FileManager.default.createDirectory(at: existing.appendingPathComponent(".cohort"), withIntermediateDirectories: true)
         try Data("mine".utf8).write(to: existing.appendingPathComponent("notes.md"))
         expectCode(.git) { try Workspace.start(StartRequest(directory: existing, title: "T"), home: ann.home) }
         #expect(try String(decoding: Data(contentsOf: existing.appendingPathComponent("notes.md")), as: UTF8.self) == "mine")
-        #expect(!FileManager.default.fileExists(atPath: existing.appendingPathComponent(".cohort").path))
+        #expect(!FileManager.default.fileExists(atPath: existing.appendingPathComponent(".git").path))
+
+        // A git repository with no commits yet is adopted: its files are the first content.
+        let fresh = temp.path("fresh")
+        try FileManager.default.createDirectory(at: fresh, withIntermediateDirectories: true)
+        #expect(try run("git", ["init", "-q", "-b", "master"], in: fresh).status == 0)
+        try Data("mine".utf8).write(to: fresh.appendingPathComponent("notes.md"))
+        let (adopted, _) = try Workspace.start(StartRequest(directory: fresh, title: "T"), home: ann.home)
+        #expect(try adopted.repository.verifyHistory(to: adopted.head().commit).commits == 1)
+        #expect(try String(decoding: Data(contentsOf: fresh.appendingPathComponent("notes.md")), as: UTF8.self) == "mine")
+        #expect(try adopted.keptFromBeforeCohort().branches.isEmpty)
     }
 
     /// A participant's merge commit (two branches joined) is accepted, including notices the other
