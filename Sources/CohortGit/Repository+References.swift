@@ -187,3 +187,58 @@ extension Repository {
         try check(git_remote_rename(&problems, pointer, name, newName), "cannot rename remote \(name) to \(newName)")
     }
 }
+
+extension Repository {
+    /// The repository's own (local) configuration entries whose names match `pattern` (a regular
+    /// expression, as `git config --get-regexp` takes), in file order.
+    public func localConfigEntries(matching pattern: String) throws -> [(name: String, value: String)] {
+        var config: OpaquePointer?
+        try check(git_repository_config(&config, pointer), "cannot open the git configuration")
+        defer { git_config_free(config) }
+        var local: OpaquePointer?
+        try check(git_config_open_level(&local, config, GIT_CONFIG_LEVEL_LOCAL), "cannot open the repository's git configuration")
+        defer { git_config_free(local) }
+        var iterator: OpaquePointer?
+        try check(git_config_iterator_glob_new(&iterator, local, pattern), "cannot read the git configuration")
+        defer { git_config_iterator_free(iterator) }
+        var entries: [(name: String, value: String)] = []
+        var entry: UnsafeMutablePointer<git_config_entry>?
+        while git_config_next(&entry, iterator) == 0, let entry {
+            entries.append((String(cString: entry.pointee.name), entry.pointee.value.map { String(cString: $0) } ?? ""))
+        }
+        return entries
+    }
+
+    /// Paths whose staged content differs both from HEAD and from the file on disk (`git add` then
+    /// edited again): staging the folder would drop what was staged.
+    public func partlyStagedPaths() throws -> [String] {
+        var options = git_status_options()
+        try check(git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)), "status options")
+        options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR
+        options.flags = 0
+        var list: OpaquePointer?
+        try check(git_status_list_new(&list, pointer, &options), "cannot read the status of the folder")
+        defer { git_status_list_free(list) }
+        let staged = GIT_STATUS_INDEX_NEW.rawValue | GIT_STATUS_INDEX_MODIFIED.rawValue | GIT_STATUS_INDEX_RENAMED.rawValue
+            | GIT_STATUS_INDEX_TYPECHANGE.rawValue
+        let changedAgain = GIT_STATUS_WT_MODIFIED.rawValue | GIT_STATUS_WT_DELETED.rawValue | GIT_STATUS_WT_TYPECHANGE.rawValue
+        var paths: [String] = []
+        for index in 0..<git_status_list_entrycount(list) {
+            guard let entry = git_status_byindex(list, index) else { continue }
+            let status = entry.pointee.status.rawValue
+            guard status & staged != 0, status & changedAgain != 0 else { continue }
+            if let path = entry.pointee.head_to_index?.pointee.new_file.path ?? entry.pointee.index_to_workdir?.pointee.old_file.path {
+                paths.append(String(cString: path))
+            }
+        }
+        return paths
+    }
+
+    /// Whether `name` (a full reference name) is a symbolic reference.
+    public func isSymbolicReference(_ name: String) -> Bool {
+        var reference: OpaquePointer?
+        guard git_reference_lookup(&reference, pointer, name) == 0 else { return false }
+        defer { git_reference_free(reference) }
+        return git_reference_type(reference) == GIT_REFERENCE_SYMBOLIC
+    }
+}

@@ -40,8 +40,12 @@ extension Workspace {
                               hint: "work in it with `cohort status` and `cohort sync`, or start a new collaboration in another folder")
         }
         // A git repository there is adopted: its files become the first content, its history stays beside.
-        var adoption = existed && fileManager.fileExists(atPath: directory.appendingPathComponent(".git").path)
+        let adoption = existed && fileManager.fileExists(atPath: directory.appendingPathComponent(".git").path)
             ? try Adoption(directory) : nil
+        if existed, adoption == nil, (try? Repository(at: directory))?.isBare == true {
+            throw CohortError(.git, "\(directory.path) is a bare git repository (a server's copy, with no files to share)",
+                              hint: "start the collaboration in a folder of files; `cohort hook install` prepares a bare repository to receive it")
+        }
 
         let identifier = UUID().uuidString.lowercased()
         var salt = Data(count: CollaborationContext.saltBytes)
@@ -60,8 +64,8 @@ extension Workspace {
                                 mentions: true, comments: true, addedBy: signer.root.hex, addedAt: now)
         let membership = Membership(collaboration: identifier, version: 1, previous: nil, participants: [owner], removed: [], signer: signer.signer)
 
-        var createdMain = false
         do {
+            try adoption?.begin()
             let repository = try adoption?.repository ?? Repository.create(at: directory, bare: false)
             let workspace = try Workspace(repository: repository, home: home)
             // The folder's files are the first content; `.cohort/` is built apart, never staged from disk.
@@ -83,16 +87,17 @@ extension Workspace {
                 tree: tree, parents: [], message: "Start \(request.title)", signer: signer,
                 author: Person(name: card.name, email: card.handle, time: now))
             try adoption?.moveAside()
+            // For the crash tests: a kill here leaves a half-adopted repository for the next start to undo.
+            if adoption != nil, ProcessInfo.processInfo.environment["COHORT_START_FAULT"] == "after-move-aside" { kill(getpid(), SIGKILL) }
             try repository.updateReference(CohortLayout.defaultBranch, to: genesis, expected: nil, message: "cohort: start")
-            createdMain = true
             if adoption != nil { try repository.setHead(to: CohortLayout.defaultBranch) }
             try workspace.writeFiles(files)
             try repository.resetIndex([CohortLayout.folder], to: genesis)
+            adoption?.finish()
             return (workspace, collaboration)
         } catch {
             if let adoption {
-                adoption.undo(createdMain: createdMain)
-                try? fileManager.removeItem(at: directory.appendingPathComponent(CohortLayout.folder))
+                adoption.undo()
             } else if existed {
                 try? fileManager.removeItem(at: directory.appendingPathComponent(".git"))
                 try? fileManager.removeItem(at: directory.appendingPathComponent(CohortLayout.folder))

@@ -1,5 +1,6 @@
 import CohortTestSupport
 import Foundation
+import Glibc
 import Testing
 
 /// `cohort start` in a folder that already is a git repository: its files become the first content,
@@ -89,6 +90,61 @@ import Testing
         #expect(try Data(contentsOf: project.appendingPathComponent(".git/index")) == index)
         #expect(!FileManager.default.fileExists(atPath: project.appendingPathComponent(".cohort").path))
         #expect(try sandbox.read("project/readme.md") == "hello, edited\n")
+    }
+
+    @Test func aStartKilledHalfWayIsUndoneByTheNextOne() throws {
+        let feature = try git(["rev-parse", "feature"])
+        try git(["config", "remote.pushDefault", "origin"])
+        let killed = try CohortTestSupport.run(CLI.binary.path, ["start", ".", "--title", "Project"], in: project,
+                                               environment: ["COHORT_HOME": ann.home.path, "COHORT_START_FAULT": "after-move-aside"])
+        #expect(killed.status == SIGKILL || killed.status == 128 + SIGKILL, "\(killed.stderr)")
+        #expect(try git(["rev-parse", "pre-cohort/feature"]) == feature)
+        #expect(try git(["config", "remote.pushDefault"]) == "pre-cohort-origin")
+        // Nothing is lost, and the way on is named: start again.
+        let status = try ann.run(["status"])
+        #expect(status.stderr.contains("`cohort start . --title T` here adopts it"), "\(status.stderr)")
+        let again = try ann.run(["start", ".", "--title", "Project"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try git(["rev-parse", "pre-cohort/feature"]) == feature && git(["rev-list", "--count", "main"]) == "1")
+        #expect(try git(["remote"]) == "pre-cohort-origin" && git(["config", "remote.pushDefault"]) == "pre-cohort-origin")
+        #expect(try git(["show", "main:readme.md"]) == "hello, edited")
+        #expect(!FileManager.default.fileExists(atPath: project.appendingPathComponent(".git/cohort/adoption.json").path))
+    }
+
+    @Test func whatAdoptionCannotKeepIsRefusedUntouched() throws {
+        // A file staged and then edited again: the first commit would drop what was staged.
+        try git(["add", "readme.md"])
+        try sandbox.write("project/readme.md", "hello, edited twice\n")
+        let partly = try snapshot()
+        let staged = try ann.run(["start", ".", "--title", "Project"])
+        expectRefusal(staged, "E_GIT")
+        #expect(staged.stderr.contains("staged changes and other changes on disk (first: readme.md)"), "\(staged.stderr)")
+        #expect(try snapshot() == partly)
+        try git(["reset", "-q"])
+
+        // A branch that is a symbolic reference.
+        try git(["symbolic-ref", "refs/heads/alias", "refs/heads/master"])
+        let symbolic = try ann.run(["start", ".", "--title", "Project"])
+        expectRefusal(symbolic, "E_GIT")
+        #expect(symbolic.stderr.contains("alias is a symbolic reference"), "\(symbolic.stderr)")
+        try git(["symbolic-ref", "-d", "refs/heads/alias"])
+
+        // A bare repository: its internals are never content.
+        let bare = sandbox.path("server.git")
+        #expect(try run("git", ["init", "-q", "--bare", bare.path], in: sandbox.url).status == 0)
+        let refused = try ann.run(["start", bare.path, "--title", "Bare"])
+        expectRefusal(refused, "E_GIT")
+        #expect(refused.stderr.contains("is a bare git repository"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: bare.appendingPathComponent(".git").path))
+
+        // A repository whose files live elsewhere (core.worktree).
+        let elsewhere = sandbox.path("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        try git(["config", "core.worktree", elsewhere.path])
+        let moved = try ann.run(["start", ".", "--title", "Project"])
+        expectRefusal(moved, "E_GIT")
+        #expect(moved.stderr.contains("keeps its files elsewhere"), "\(moved.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent(".cohort").path))
     }
 
     @Test func aRepositoryMidMergeOrWithBranchesInTheWayIsRefusedUntouched() throws {
