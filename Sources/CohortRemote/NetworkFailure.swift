@@ -51,9 +51,6 @@ enum NetworkFailure {
         for code in [ECONNREFUSED, ECONNRESET, ETIMEDOUT, EHOSTUNREACH, ENETUNREACH] where text.contains("errno: \(code))") {
             if let described = describe(errno: code, address: address) { return described }
         }
-        if text.localizedCaseInsensitiveContains("invalid") || text.localizedCaseInsensitiveContains("parse") {
-            return ("\(address) did not answer in HTTP", https ? running : "if the server uses TLS, try the link with https://")
-        }
         return (String(text.prefix(160)).replacingOccurrences(of: "\n", with: " "), running)
     }
 

@@ -38,7 +38,9 @@ struct RemoteAccess {
                            "failed to resolve address", "temporary failure in name resolution"]
         // A folder remote that is not there (an unmounted drive); one that is there but unreadable is a failure.
         let missingFolder = Repository.localPath(ofRemote: url).map { !FileManager.default.fileExists(atPath: $0) } ?? false
-        guard failure.code == .network || unreachable.contains(where: reason.contains) || missingFolder else { return nil }
+        // A server that answered, but not in Cohort's API, is a wrong address rather than an offline one.
+        let unreached = failure.code == .network && failure.reason.hasPrefix("cannot reach ")
+        guard unreached || (failure.code == .git && unreachable.contains(where: reason.contains)) || missingFolder else { return nil }
         let kept = "what you committed is kept here and goes out at the next sync that reaches it"
         if failure.code == .network, failure.reason.hasPrefix("cannot reach "), let hint = failure.hint {
             // Already said by the server client, with what to do.
@@ -59,10 +61,12 @@ struct RemoteAccess {
         )
     }
 
-    /// `url` with any password in it replaced by `***`, for messages.
+    /// `url` with whatever stands before its host (a user, a password, a token) replaced by `***`,
+    /// for messages.
     static func shown(_ url: String) -> String {
-        guard var components = URLComponents(string: url), components.password != nil else { return url }
-        components.password = "***"
+        guard var components = URLComponents(string: url), components.user != nil || components.password != nil else { return url }
+        components.user = "***"
+        components.password = nil
         return components.string ?? "the remote"
     }
 }

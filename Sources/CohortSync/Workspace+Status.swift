@@ -45,8 +45,11 @@ public struct MembershipDelta: Sendable, Equatable {
         guard new.version > old.version else { return nil }
         var delta = MembershipDelta(version: new.version, publishedVersion: old.version)
         for participant in new.participants {
-            if let before = old.participants.first(where: { $0.root == participant.root }) {
-                if before.permission != participant.permission || before.mentions != participant.mentions
+            // By root, else by handle: a person whose root rotated is changed, not added and removed.
+            let before = old.participants.first { $0.root == participant.root }
+                ?? old.participants.first { $0.handle != nil && $0.handle == participant.handle }
+            if let before {
+                if before.root != participant.root || before.permission != participant.permission || before.mentions != participant.mentions
                     || before.comments != participant.comments || before.handle != participant.handle {
                     delta.changed.append(participant.label)
                 }
@@ -54,7 +57,9 @@ public struct MembershipDelta: Sendable, Equatable {
                 delta.added.append(participant.label)
             }
         }
-        delta.removed = old.participants.filter { gone in !new.participants.contains { $0.root == gone.root } }.map(\.label)
+        delta.removed = old.participants.filter { gone in
+            !new.participants.contains { $0.root == gone.root || ($0.handle != nil && $0.handle == gone.handle) }
+        }.map(\.label)
         return delta
     }
 
@@ -95,7 +100,9 @@ extension Workspace {
         if let upstream = try repository.resolve("refs/remotes/\(remote)/main") {
             status.tracking = true
             (status.ahead, status.behind) = try repository.aheadBehind(head, upstream)
-            status.unpublishedMembership = try unpublishedMembership(head: head, upstream: upstream)
+            // Only what is ahead can be unpublished; an upstream that does not verify (fetched by
+            // stock git) leaves the rest of the status to say.
+            if status.ahead > 0 { status.unpublishedMembership = try? unpublishedMembership(head: head, upstream: upstream) }
         }
         status.conflictCopies = conflictCopiesOnDisk()
         status.unwritten = try UnwrittenPaths.load(from: repository.gitDirectory).paths

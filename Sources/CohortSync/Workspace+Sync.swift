@@ -99,6 +99,13 @@ extension Workspace {
             lastRemote = theirs
             var head = try self.head()
             if let theirs, theirs != head.commit, !(try repository.isAncestor(theirs, of: head.commit)) {
+                // Sharing committed work only (participants … --push): edits not committed here would
+                // not take part in a merge, and a later sync would then undo what arrived. Leave both.
+                if !options.commitLocalChanges, !(try pendingChanges(writingIndex: false).changes.isEmpty) {
+                    step = .merge
+                    throw CohortError(.git, "the remote has new commits and this folder has edits not committed yet, so nothing was merged or pushed",
+                                      hint: "run `cohort sync`: it commits your edits, merges both sides and pushes what you committed")
+                }
                 let arrived = try repository.commits(from: theirs, hiding: [head.commit])
                 report.received += arrived
                 report.receivedNotices += try repository.noticesAdded(by: arrived, presentIn: repository.tree(ofCommit: head.commit))

@@ -14,8 +14,11 @@ extension CohortServer {
         router.head("/c/:id") { [self] request, context in Self.headOnly(linkResponse(request, context)) }
         router.head("/") { [self] _, _ in Self.headOnly(homeResponse()) }
         // Any other address: the not-found page (JSON for a client asking for it), never an empty 404.
-        router.get("**") { [self] request, _ in notFoundResponse(request) }
-        router.head("**") { [self] request, _ in Self.headOnly(notFoundResponse(request)) }
+        // (Under /c the router matches by segment first, so the paths below /c are named too.)
+        for path in ["**", "/c", "/c/:id/**"] {
+            router.get(RouterPath(path)) { [self] request, _ in notFoundResponse(request) }
+            router.head(RouterPath(path)) { [self] request, _ in Self.headOnly(notFoundResponse(request)) }
+        }
     }
 
     func notFoundResponse(_ request: Request) -> Response {

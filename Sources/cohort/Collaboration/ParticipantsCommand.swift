@@ -152,17 +152,30 @@ struct MembershipPublishing: ParsableArguments {
     @Option(help: ArgumentHelp("The remote to push to.", valueName: "NAME"))
     var remote = "origin"
 
-    /// Before changing anything: a push needs a remote.
+    /// Before changing anything: a push needs a remote, and a participant who may push.
     func check(_ workspace: Workspace) throws {
-        guard push, try workspace.repository.remoteURL(remote) == nil else { return }
-        throw CohortError(.git, "--push: this workspace has no remote '\(remote)', so nothing was changed",
-                          hint: "publish it first with `cohort publish URL`, or leave out --push")
+        guard push else { return }
+        guard try workspace.repository.remoteURL(remote) != nil else {
+            throw CohortError(.git, "--push: this workspace has no remote '\(remote)', so nothing was changed",
+                              hint: "publish it first with `cohort publish URL`, or leave out --push")
+        }
+        guard !(try Self.readOnly(workspace)) else {
+            throw CohortError(.notPermitted, "--push: you take part read-only, so nothing you commit can be pushed; nothing was changed",
+                              hint: "without --push the change is made here only; ask the owner to remove you and add your new card")
+        }
+    }
+
+    static func readOnly(_ workspace: Workspace) throws -> Bool {
+        let state = try workspace.state()
+        return try workspace.me(in: state, signer: workspace.signer(for: state)).permission == .readOnly
     }
 
     /// After the change: pushes it, or says that it is only here and what that means.
     func publish(_ workspace: Workspace, until consequence: String) async throws {
         guard push else {
-            if try workspace.repository.remoteURL(remote) != nil {
+            if try Self.readOnly(workspace) {
+                Terminal.print("only here: you take part read-only, so it cannot be pushed; ask the owner to remove you and add your new card")
+            } else if try workspace.repository.remoteURL(remote) != nil {
                 Terminal.print("only here until pushed: \(consequence) until `cohort sync` (or --push) sends this to \(remote)")
             } else {
                 Terminal.print("this collaboration has no remote yet: the change travels with it when you publish it")

@@ -53,7 +53,9 @@ struct StatusCommand: CohortCommand {
         }
         if status.interrupted { Terminal.print("a sync was interrupted: run `cohort sync` to finish it") }
         if let delta = status.unpublishedMembership {
-            Terminal.print("NOT YET SHARED: membership version \(delta.version) (\(delta.summary)) is only here; the server goes by version \(delta.publishedVersion) until `cohort sync` pushes it")
+            Terminal.print(status.readOnly
+                ? "NOT SHARED: membership version \(delta.version) (\(delta.summary)) is only here, and you take part read-only, so it cannot be pushed"
+                : "NOT YET SHARED: membership version \(delta.version) (\(delta.summary)) is only here; the server goes by version \(delta.publishedVersion) until `cohort sync` pushes it")
         }
         if status.running == nil {
             printChanges(status)
