@@ -171,6 +171,13 @@ struct IdentityAPITests {
         let notHere = try await Self.send(.GET, hosted.link.replacingOccurrences(of: hosted.identifier, with: "nothing-here"))
         #expect(notHere.status == 404 && notHere.text.contains("<h1>Not here</h1>") && notHere.text.contains("<style>"))
         #expect(!notHere.text.contains("E_NOT_FOUND:"), "the page shows the reason, the code apart")
+        // Every other address, under /c too, gets the page (JSON when asked for), never an empty 404.
+        for path in ["/c", "/c/", "/c/\(hosted.identifier)/no/such/thing", "/some/where", "/favicon.ico"] {
+            let other = try await Self.send(.GET, hosted.server.url + path)
+            #expect(other.status == 404 && other.text.contains("<h1>Not here</h1>"), "\(path): \(other.status) \(other.text)")
+        }
+        let json = try await Self.send(.GET, hosted.server.url + "/some/where", headers: [("Accept", "application/json")])
+        #expect(json.status == 404 && json.text.contains("\"E_NOT_FOUND\""), "\(json.text)")
     }
 
     @Test("only the owner publishes; publishing again is harmless")

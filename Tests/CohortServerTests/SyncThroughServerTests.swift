@@ -65,10 +65,35 @@ struct SyncThroughServerTests {
             let refused = try hosted.cohort(["clone", hosted.link, hosted.temp.path("late-\(person.handle)").path], as: person.home)
             #expect(refused.status == 1 && refused.stderr.contains("E_REVOKED"), "\(person.handle): \(refused.stderr)")
         }
+        // The remote moves (Ann's other workspace) while this folder holds an uncommitted edit:
+        // --push merges nothing and pushes nothing, and the edit stays; a full sync then shares all.
+        let other = hosted.temp.path("ann-2")
+        #expect(try hosted.cohort(["clone", hosted.link, other.path], as: hosted.scenario.ann.home).status == 0)
+        try Data("from elsewhere\n".utf8).write(to: other.appendingPathComponent("elsewhere.md"))
+        #expect(try hosted.cohort(["sync"], as: hosted.scenario.ann.home, in: other).status == 0)
+        let moved = try hosted.serverTip()
+        let eveFile = hosted.temp.path("eve-card.json")
+        try hosted.eve.card().jsonData().write(to: eveFile)
+        let held = try hosted.cohort(["participants", "add", eveFile.path, "--push"], as: hosted.scenario.ann.home, in: ann)
+        #expect(held.status == 1 && held.stderr.contains("nothing was merged or pushed"), "\(held.stdout)\(held.stderr)")
+        #expect(held.stderr.contains("the membership change is committed here"), "\(held.stderr)")
+        #expect(try hosted.serverTip() == moved)
+        #expect(try String(decoding: Data(contentsOf: ann.appendingPathComponent("draft.md")), as: UTF8.self) == "draft\n")
+        #expect(!FileManager.default.fileExists(atPath: ann.appendingPathComponent("elsewhere.md").path))
+        let synced = try hosted.cohort(["sync"], as: hosted.scenario.ann.home, in: ann)
+        #expect(synced.status == 0 && synced.stdout.contains("pushed"), "\(synced.stdout)\(synced.stderr)")
+        #expect(FileManager.default.fileExists(atPath: ann.appendingPathComponent("elsewhere.md").path))
+
+        // A read-only participant's --push is refused before anything changes.
+        let dee = hosted.temp.path("dee")
+        #expect(try hosted.cohort(["clone", hosted.link, dee.path], as: hosted.dee.home).status == 0)
+        let deeHead = try run("git", ["rev-parse", "HEAD"], in: dee).stdout
+        let readOnly = try hosted.cohort(["participants", "rotate", "--push"], as: hosted.dee.home, in: dee)
+        #expect(readOnly.status == 1 && readOnly.stderr.hasPrefix("error: E_NOT_PERMITTED: --push: you take part read-only"), "\(readOnly.stderr)")
+        #expect(try run("git", ["rev-parse", "HEAD"], in: dee).stdout == deeHead)
+
         // --push with no such remote changes nothing.
-        let eveCard = hosted.temp.path("eve.json")
-        try hosted.eve.card().jsonData().write(to: eveCard)
-        let noRemote = try hosted.cohort(["participants", "add", eveCard.path, "--push", "--remote", "nowhere"],
+        let noRemote = try hosted.cohort(["participants", "add", eveFile.path, "--push", "--remote", "nowhere"],
                                          as: hosted.scenario.ann.home, in: ann)
         #expect(noRemote.status == 1 && noRemote.stderr.contains("nothing was changed"), "\(noRemote.stderr)")
         #expect(try run("git", ["rev-parse", "HEAD"], in: ann).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == hosted.serverTip())

@@ -150,6 +150,19 @@ struct SyncSafetyTests {
         #expect(try fixture.head(of: bo) == fixture.serverTip())
     }
 
+    @Test("a token or password written into a remote's URL never reaches a message")
+    func secretsInRemoteURLsAreMasked() throws {
+        let fixture = try SyncFixture()
+        let bo = try fixture.workspace("bo", for: fixture.scenario.bo.home)
+        for url in ["https://ghp_SECRETTOKEN@127.0.0.1:1/x.git", "https://bo:SECRETPASSWORD@127.0.0.1:1/x.git"] {
+            #expect(try run("git", ["remote", "set-url", "origin", url], in: bo).status == 0)
+            let offline = try fixture.sync(bo, as: fixture.scenario.bo.home)
+            #expect(offline.status == 75, "\(offline.stderr)")
+            #expect(offline.stderr.contains("https://***@127.0.0.1:1/x.git"), "\(offline.stderr)")
+            #expect(!offline.stderr.contains("SECRET") && !offline.stdout.contains("SECRET"), "\(offline.stderr)")
+        }
+    }
+
     @Test("offline edits over time, then one sync")
     func offlineThenSync() throws {
         let fixture = try SyncFixture()
