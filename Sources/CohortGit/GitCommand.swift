@@ -46,7 +46,8 @@ public enum GitCommand {
     /// Runs `git ARGUMENTS` in `directory`, with `environment(from:)` of this process's, and waits
     /// for it (not for what it leaves running in the background). With `collect: false` its output
     /// goes to /dev/null.
-    static func run(_ arguments: [String], in directory: URL, git: String, collect: Bool = true) throws -> Output {
+    static func run(_ arguments: [String], in directory: URL, git: String, collect: Bool = true,
+                    errorOutput: (@Sendable (Data) -> Void)? = nil) throws -> Output {
         let environment = environment(from: ProcessInfo.processInfo.environment)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -95,7 +96,7 @@ public enum GitCommand {
             // Standard error is read on another thread, so that neither pipe can fill up and block git.
             let errorPipe = errors[0]
             let collected = ErrorText()
-            let reader = Thread { collected.set(readToEnd(errorPipe)) }
+            let reader = Thread { collected.set(readToEnd(errorPipe, each: errorOutput)) }
             reader.start()
             standardOutput = readToEnd(output[0])
             standardError = collected.wait()
@@ -109,13 +110,15 @@ public enum GitCommand {
         return Output(status: code, output: standardOutput, errors: standardError)
     }
 
-    private static func readToEnd(_ fd: Int32) -> Data {
+    /// Everything `fd` gives until its end; `each` sees every chunk as it arrives.
+    private static func readToEnd(_ fd: Int32, each: (@Sendable (Data) -> Void)? = nil) -> Data {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             let n = read(fd, &buffer, buffer.count)
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { return data }
+            each?(Data(buffer[0..<n]))
             data.append(buffer, count: n)
         }
     }

@@ -1,5 +1,6 @@
 import CohortIdentity
 import Foundation
+import Synchronization
 
 extension Repository {
     /// Whether `url` is reached through git's local transport (a path or `file://`), where libgit2
@@ -18,16 +19,26 @@ extension Repository {
     /// Pushes with stock `git push`, so that the receiving repository's `receive-pack` runs its hooks
     /// (Cohort's verifying `pre-receive` among them). Refused refs and the hooks' messages are read
     /// from git's porcelain output.
-    public func pushWithGit(remote: String, refspecs: [String], git: String? = GitCommand.executable) throws -> PushResult {
+    public func pushWithGit(remote: String, refspecs: [String], git: String? = GitCommand.executable,
+                            progress: (@Sendable (TransferProgress) -> Void)? = nil) throws -> PushResult {
         guard let directory = workingDirectory ?? Optional(gitDirectory) else {
             throw CohortError(.git, "no directory to push from")
         }
         guard let git else { throw CohortError(.git, "cannot push to \(remote): git is not installed", hint: "install git") }
         try flushObjects()
-        let run = try GitCommand.run(["push", "--porcelain", remote] + refspecs, in: directory, git: git)
+        // With a progress callback, git reports "Writing objects: 45% (9/20), 1.20 MiB | …" as it sends.
+        let run = try GitCommand.run(["push", "--porcelain"] + (progress == nil ? [] : ["--progress"]) + [remote] + refspecs,
+                                     in: directory, git: git, errorOutput: progress.map(Self.pushProgressReader))
         let stderr = String(decoding: run.errors.prefix(64 << 10), as: UTF8.self)
-        let messages = stderr.split(separator: "\n").map(String.init).filter { $0.hasPrefix("remote: ") }
-            .map { String($0.dropFirst("remote: ".count)).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        // The hooks' lines; git's own progress ("Resolving deltas: 50% (1/2)", redrawn after \r) is not a message.
+        let lines: [Substring] = stderr.split(whereSeparator: \.isNewline)
+        var messages: [String] = []
+        for line in lines where line.hasPrefix("remote: ") {
+            let text = line.dropFirst("remote: ".count).trimmingCharacters(in: .whitespaces)
+            if !text.isEmpty, text.range(of: #"^[A-Za-z][A-Za-z ]*: +[0-9]+% \("#, options: .regularExpression) == nil {
+                messages.append(text)
+            }
+        }
         var refused: [PushRefusal] = []
         for line in String(decoding: run.output, as: UTF8.self).split(separator: "\n") {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
@@ -41,6 +52,40 @@ extension Repository {
                               hint: "check the remote (`git remote -v`); your commits stay here and the next sync pushes them")
         }
         return PushResult(refused: refused, remoteMessages: messages)
+    }
+}
+
+extension Repository {
+    /// Reads git's "Writing objects: P% (N/T), SIZE" lines (ended by carriage returns, possibly split
+    /// across chunks) into `.sending` progress.
+    static func pushProgressReader(_ progress: @escaping @Sendable (TransferProgress) -> Void) -> @Sendable (Data) -> Void {
+        let pending = Mutex(Data())
+        return { chunk in
+            let lines: [String] = pending.withLock { buffer in
+                buffer.append(chunk)
+                guard let last = buffer.lastIndex(where: { $0 == 0x0D || $0 == 0x0A }) else { return [] }
+                let complete = buffer[..<last]
+                buffer = Data(buffer[buffer.index(after: last)...])
+                return String(decoding: complete, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+            }
+            for line in lines {
+                guard line.hasPrefix("Writing objects:"), let open = line.firstIndex(of: "("), let slash = line.firstIndex(of: "/"),
+                      let close = line.firstIndex(of: ")"), open < slash, slash < close,
+                      let current = Int(line[line.index(after: open)..<slash]), let total = Int(line[line.index(after: slash)..<close])
+                else { continue }
+                progress(TransferProgress(.sending, current: current, total: total, bytes: Self.bytes(in: line[close...])))
+            }
+        }
+    }
+
+    /// The size git prints after the counts (", 1.20 MiB | 3.00 MiB/s"), in bytes; 0 when none.
+    static func bytes(in text: Substring) -> Int {
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "|" })
+        guard let index = words.firstIndex(where: { ["bytes", "KiB", "MiB", "GiB"].contains($0) }), index > words.startIndex,
+              let value = Double(words[words.index(before: index)]) else { return 0 }
+        let scales: [String: Double] = ["bytes": 1, "KiB": 1024, "MiB": 1_048_576, "GiB": 1_073_741_824]
+        let scale = scales[String(words[index])] ?? 1
+        return Int(value * scale)
     }
 }
 

@@ -132,7 +132,7 @@ extension Workspace {
             // Into a folder, libgit2 would write the objects itself and skip the receiving side's
             // hooks: stock git runs its receive-pack, and with it Cohort's verifying hook.
             let result = Repository.isLocalRemote(url)
-                ? try access.transfer(.push) { try repository.pushWithGit(remote: options.remote, refspecs: refspecs) }
+                ? try access.transfer(.push) { try repository.pushWithGit(remote: options.remote, refspecs: refspecs, progress: options.progress) }
                 : try access.transfer(.push) {
                     try repository.push(remote: options.remote, refspecs: refspecs, callbacks: access.callbacks(for: .push, progress: options.progress))
                 }
