@@ -114,13 +114,18 @@ extension Repository {
 
     /// Sets `name` to `value` in the repository's own configuration file (`<git dir>/config`).
     public func setConfig(_ name: String, to value: String) throws {
+        try withLocalConfig { local in try check(git_config_set_string(local, name, value), "cannot set git config \(name)") }
+    }
+
+    /// Runs `body` with the repository's own configuration file (`<git dir>/config`), opened for writing.
+    private func withLocalConfig<T>(_ body: (OpaquePointer?) throws -> T) throws -> T {
         var config: OpaquePointer?
         try check(git_repository_config(&config, pointer), "cannot open the git configuration")
         defer { git_config_free(config) }
         var local: OpaquePointer?
         try check(git_config_open_level(&local, config, GIT_CONFIG_LEVEL_LOCAL), "cannot open the repository's git configuration")
         defer { git_config_free(local) }
-        try check(git_config_set_string(local, name, value), "cannot set git config \(name)")
+        return try body(local)
     }
 }
 
@@ -192,21 +197,17 @@ extension Repository {
     /// The repository's own (local) configuration entries whose names match `pattern` (a regular
     /// expression, as `git config --get-regexp` takes), in file order.
     public func localConfigEntries(matching pattern: String) throws -> [(name: String, value: String)] {
-        var config: OpaquePointer?
-        try check(git_repository_config(&config, pointer), "cannot open the git configuration")
-        defer { git_config_free(config) }
-        var local: OpaquePointer?
-        try check(git_config_open_level(&local, config, GIT_CONFIG_LEVEL_LOCAL), "cannot open the repository's git configuration")
-        defer { git_config_free(local) }
-        var iterator: OpaquePointer?
-        try check(git_config_iterator_glob_new(&iterator, local, pattern), "cannot read the git configuration")
-        defer { git_config_iterator_free(iterator) }
-        var entries: [(name: String, value: String)] = []
-        var entry: UnsafeMutablePointer<git_config_entry>?
-        while git_config_next(&entry, iterator) == 0, let entry {
-            entries.append((String(cString: entry.pointee.name), entry.pointee.value.map { String(cString: $0) } ?? ""))
+        try withLocalConfig { local in
+            var iterator: OpaquePointer?
+            try check(git_config_iterator_glob_new(&iterator, local, pattern), "cannot read the git configuration")
+            defer { git_config_iterator_free(iterator) }
+            var entries: [(name: String, value: String)] = []
+            var entry: UnsafeMutablePointer<git_config_entry>?
+            while git_config_next(&entry, iterator) == 0, let entry {
+                entries.append((String(cString: entry.pointee.name), entry.pointee.value.map { String(cString: $0) } ?? ""))
+            }
+            return entries
         }
-        return entries
     }
 
     /// Paths whose staged content differs both from HEAD and from the file on disk (`git add` then

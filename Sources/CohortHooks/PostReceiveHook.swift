@@ -35,8 +35,10 @@ public enum PostReceiveHook {
         }
         let outbox = try NoticeOutbox(directory: repository.gitDirectory.appendingPathComponent("cohort/outbox"))
         // Actors by handle as the pushed main names them (the hook verified it before it landed).
-        let handles = (try? repository.resolve(CohortLayout.defaultBranch)).flatMap { $0 }
-            .flatMap { try? HistoryVerifier(repository: repository).state(at: $0) }?.membership.everyHandle ?? [:]
+        var handles: [String: String] = [:]
+        if let main = try? repository.resolve(CohortLayout.defaultBranch), let state = try? HistoryVerifier(repository: repository).state(at: main) {
+            handles = state.membership.everyHandle
+        }
         try outbox.accept(repository.noticesAdded(by: commits), handles: handles)
         let state = repository.gitDirectory.appendingPathComponent("cohort/sinks")
         let sinks = try specs.map { try SinkFactory.make($0, stateDirectory: state) }

@@ -42,7 +42,7 @@ struct RemoteAccess {
         let unreached = failure.code == .network && failure.reason.hasPrefix("cannot reach ")
         guard unreached || (failure.code == .git && unreachable.contains(where: reason.contains)) || missingFolder else { return nil }
         let kept = "what you committed is kept here and goes out at the next sync that reaches it"
-        if failure.code == .network, failure.reason.hasPrefix("cannot reach "), let hint = failure.hint {
+        if unreached, let hint = failure.hint {
             // Already said by the server client, with what to do.
             return CohortError(.network, failure.reason, hint: "\(hint); \(kept)")
         }

@@ -30,9 +30,13 @@ extension Workspace {
     /// The notices for this workspace's sinks that arrived since the last delivery (a mention only
     /// if it mentions this identity).
     public func undeliveredNotices() throws -> [Notice] {
+        try undeliveredNotices(in: state())
+    }
+
+    private func undeliveredNotices(in state: CollaborationState) throws -> [Notice] {
         let lastSeen = (try? AtomicFile.read(seenURL, maxBytes: 64, what: "last delivered commit"))
             .flatMap { try? ObjectID(hex: String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) }
-        let me = try signer(for: state()).root.hex
+        let me = try signer(for: state).root.hex
         return try notices(since: lastSeen).filter { $0.type != .mention || $0.data["mentioned"] == me }
     }
 
@@ -52,7 +56,8 @@ extension Workspace {
     public func deliverNotices(to sinks: [any NoticeSink]) async throws -> [NoticeOutbox.Report] {
         let outbox = try NoticeOutbox(directory: outboxDirectory)
         let head = try head().commit
-        try outbox.accept(undeliveredNotices(), handles: state().membership.everyHandle)
+        let state = try state()
+        try outbox.accept(undeliveredNotices(in: state), handles: state.membership.everyHandle)
         try AtomicFile.write(Data((head.hex + "\n").utf8), to: seenURL, mode: 0o644, replacing: true)
         let reports = await outbox.deliver(to: sinks)
         for sink in sinks { await sink.shutdown() }

@@ -21,9 +21,10 @@ public struct StartRequest: Sendable {
 
 extension Workspace {
     /// Creates a collaboration in `request.directory` (new, or an existing folder whose files become
-    /// its first content; a git repository there is adopted, see `Adoption`): the repository, the signed collaboration file, membership version 1 with
-    /// this device's person as owner, a `content.created` notice per file, and the signed genesis
-    /// commit. If any step fails, nothing is left behind.
+    /// its first content; a git repository there is adopted, see `Adoption`): the repository, the
+    /// signed collaboration file, membership version 1 with this device's person as owner, a
+    /// `content.created` notice per file, and the signed genesis commit. If any step fails, nothing is
+    /// left behind (an adopted repository is as it was).
     public static func start(_ request: StartRequest, home: IdentityHome, now: Date = Date()) throws -> (Workspace, CollaborationFile) {
         let device = try home.loadDevice()
         let card = try home.requireCard()

@@ -118,6 +118,7 @@ import Testing
         let removed = try annInside.run(["participants", "remove", String(newRoot.prefix(12))])
         #expect(removed.status == 0, "\(removed.stderr)")
         #expect(removed.stdout.hasPrefix("removed bo@example.com"))
+        #expect(removed.stdout.contains("this collaboration has no remote yet"), "\(removed.stdout)")
         expectRefusal(try annInside.run(["participants", "remove", "ann@example.com"]), "E_NOT_PERMITTED")
         #expect(try annInside.run(["verify"]).stdout == "ok: 4 commits\n")
     }

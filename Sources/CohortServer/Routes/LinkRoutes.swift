@@ -24,8 +24,12 @@ extension CohortServer {
     func notFoundResponse(_ request: Request) -> Response {
         let error = CohortError(.notFound, "there is nothing at this address on this Cohort server",
                                 hint: "collaborations are at /c/<identifier>; check the link with the person who sent it")
-        return request.headers[.accept]?.contains("application/json") ?? false
-            ? ErrorResponses.json(error) : htmlResponse(LinkPage.notFound(error), status: .notFound)
+        return Self.wantsJSON(request) ? ErrorResponses.json(error) : htmlResponse(LinkPage.notFound(error), status: .notFound)
+    }
+
+    /// A client asking for `application/json` (ours do) gets JSON; a browser gets a page.
+    static func wantsJSON(_ request: Request) -> Bool {
+        request.headers[.accept]?.contains("application/json") ?? false
     }
 
     func homeResponse() -> Response {
@@ -39,7 +43,7 @@ extension CohortServer {
     }
 
     func linkResponse(_ request: Request, _ context: ServerContext) -> Response {
-        let wantsJSON = request.headers[.accept]?.contains("application/json") ?? false
+        let wantsJSON = Self.wantsJSON(request)
         do {
             let identifier = context.parameters.get("id") ?? ""
             guard (try? ServerAPI.checkHostable(identifier)) != nil else {
@@ -74,7 +78,7 @@ enum LinkPage {
     static let style = """
         <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40em;margin:2em auto;padding:0 1em;color:#222;overflow-wrap:anywhere}
         code,pre{background:#f4f4f4;border-radius:3px;font-size:.95em}code{padding:.1em .3em}
-        pre{padding:.7em .8em;white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-all;user-select:all}
+        pre{padding:.7em .8em;white-space:pre-wrap;word-break:break-all;user-select:all}
         .meta{color:#555}.about{background:#f7f7fb;border-left:3px solid #88a;padding:.6em .9em}</style>
         """
 

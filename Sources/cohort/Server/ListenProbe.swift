@@ -37,7 +37,8 @@ enum ListenProbe {
             return CohortError(.network, "cannot listen on \(text): no such address on this machine",
                                hint: "give an address of this machine, e.g. 127.0.0.1:8377 or :8377")
         default:
-            return CohortError(.network, "cannot listen on \(text): \(String(cString: strerror(code)))")
+            return CohortError(.network, "cannot listen on \(text): \(String(cString: strerror(code)))",
+                               hint: "check --listen, e.g. 127.0.0.1:8377 or :8377")
         }
     }
 
@@ -46,6 +47,7 @@ enum ListenProbe {
         let description = String(describing: error)
         if description.contains("Address already in use") { return failure(errno: EADDRINUSE, listening: text) }
         if description.contains("Permission denied") { return failure(errno: EACCES, listening: text) }
-        return CohortError(.network, "cannot serve on \(text): \(description.prefix(200))")
+        return CohortError(.network, "cannot serve on \(text): \(description.prefix(200))",
+                           hint: "check --listen and the TLS files; the log on standard error says more")
     }
 }

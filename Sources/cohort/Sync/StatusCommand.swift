@@ -43,9 +43,7 @@ struct StatusCommand: CohortCommand {
                     ["version": $0.version, "publishedVersion": $0.publishedVersion, "added": $0.added, "removed": $0.removed, "changed": $0.changed] as [String: Any]
                 } ?? NSNull(),
             ]
-            var data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-            data.append(0x0A)
-            Terminal.write(data)
+            Terminal.printJSON(object)
             return
         }
         if let running = status.running {
