@@ -70,9 +70,10 @@ extension Workspace {
             let repository = try adoption?.repository ?? Repository.create(at: directory, bare: false)
             let workspace = try Workspace(repository: repository, home: home)
             // The folder's files are the first content; `.cohort/` is built apart, never staged from disk.
-            let staged = try repository.stageAll(
+            // What an adopted repository's index tracked under `.cohort/` is left out too.
+            let staged = try repository.tree(repository.stageAll(
                 skippingNew: { EditorArtifacts.matches($0) || CohortLayout.isCohortPath($0) },
-                skippingTracked: { CohortLayout.isCohortPath($0) })
+                skippingTracked: { CohortLayout.isCohortPath($0) }), replacing: CohortLayout.folder, with: nil)
             let created = try repository.treeChanges(from: nil, to: staged).compactMap(\.newPath)
             let notices = created.map {
                 Notice(type: .contentCreated, collaboration: identifier, actor: signer.root, data: ["path": $0], time: now, signer: signer.signer)

@@ -70,6 +70,47 @@ import Testing
         #expect(again.stderr.contains("already has .cohort/"), "\(again.stderr)")
     }
 
+    /// An attacker's repository: its history tracks forged files under `.cohort/` (gone from the
+    /// folder, still in the index). They never reach the genesis; the old branch they sit on is kept
+    /// here, and refused by the hook if pushed; sync shares main only, and a fresh clone verifies.
+    @Test func forgedCohortFilesInTheOldHistoryNeverReachTheCollaboration() throws {
+        for (path, text) in [(".cohort/members.json", "forged\n"), (".cohort/notices/ab/abcd.json", "{\"payload\":\"x\"}\n"), (".cohort/extra", "[]\n")] {
+            try FileManager.default.createDirectory(at: project.appendingPathComponent(path).deletingLastPathComponent(), withIntermediateDirectories: true)
+            try sandbox.write("project/\(path)", text)
+        }
+        try git(["add", "-f", ".cohort"])
+        try git(["commit", "-qm", "forged .cohort"])
+        let forged = try git(["rev-parse", "HEAD"])
+        try FileManager.default.removeItem(at: project.appendingPathComponent(".cohort"))
+        let started = try ann.run(["start", ".", "--title", "Project"])
+        #expect(started.status == 0, "\(started.stderr)")
+        let tree = try git(["ls-tree", "-r", "--name-only", "main"]).split(separator: "\n").map(String.init)
+        #expect(!tree.contains(".cohort/extra") && !tree.contains(".cohort/notices/ab/abcd.json"), "\(tree)")
+        #expect(try ann.run(["verify"]).stdout == "ok: 1 commit\n")
+        #expect(try git(["rev-parse", "pre-cohort/feature"]) == forged)
+
+        let bare = sandbox.path("server.git")
+        #expect(try run("git", ["init", "-q", "--bare", bare.path], in: sandbox.url).status == 0)
+        #expect(try ann.run(["hook", "install", bare.path]).status == 0)
+        let all = try run("git", ["push", bare.path, "--all"], in: project)
+        #expect(all.status != 0 && all.stderr.contains("(refs/heads/pre-cohort/feature): E_BAD_SIGNATURE"), "\(all.stderr)")
+        // pre-receive answers for the whole push: nothing of it lands.
+        let refs = { try run("git", ["--git-dir", bare.path, "for-each-ref", "--format=%(refname)"], in: self.sandbox.url).stdout }
+        let before = try refs()
+        #expect(before == "", "\(before)")
+        try git(["remote", "add", "origin", bare.path])
+        try sandbox.write("project/readme.md", "after adoption\n")
+        let synced = try ann.run(["sync"])
+        #expect(synced.status == 0 && synced.stdout.contains("pushed"), "\(synced.stdout)\(synced.stderr)")
+        #expect(try git(["rev-parse", "pre-cohort/feature"]) == forged)
+        let after = try refs()
+        #expect(after == "refs/heads/main\n", "\(after)")
+        let clone = sandbox.path("clone")
+        let cloned = try ann.run(["clone", bare.path, clone.path])
+        #expect(cloned.status == 0, "\(cloned.stderr)")
+        #expect(try sandbox.read("clone/readme.md") == "after adoption\n")
+    }
+
     @Test func aDetachedHeadIsKeptToo() throws {
         let commit = try git(["rev-parse", "HEAD~1"])
         try git(["checkout", "-q", "--detach", "HEAD~1"])
