@@ -172,12 +172,6 @@ extension Repository {
                           skipping: skipping, memo: memo)
     }
 
-    private func withTree<T>(_ id: ObjectID?, memo: TreeMemo?, _ body: (OpaquePointer?) throws -> T) throws -> T {
-        guard let id else { return try body(nil) }
-        guard let memo else { return try withTree(id, body) }
-        return try body(memo.tree(id, in: self))
-    }
-
     private func checkNewPaths(from old: ObjectID?, to new: ObjectID, prefix: String, depth: Int, maxDepth: Int, skipping: String? = nil,
                                memo: TreeMemo?) throws {
         guard old != new else { return }

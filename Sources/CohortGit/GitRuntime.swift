@@ -13,11 +13,18 @@ public enum GitRuntime {
         // against the disk, which `git fsck` checks, and costs an eighth of verification time.
         let rehash = cohort_git_set_strict_hash_verification(0)
         precondition(count > 0 && strict == 0 && rehash == 0, "libgit2 could not be initialised")
-        // HTTPS remotes with a private certificate authority: the same variable git itself reads.
+        return count
+    }()
+
+    /// HTTPS remotes with a private certificate authority: the same variable git itself reads. Set
+    /// only before the first transfer, since reading a certificate bundle costs about as much as
+    /// verifying a thousand commits, and most commands never touch the network.
+    private static let networkSetUp: Bool = {
+        start()
         if let authority = ProcessInfo.processInfo.environment["GIT_SSL_CAINFO"], !authority.isEmpty {
             _ = cohort_git_set_ssl_cert_file(authority)
         }
-        return count
+        return true
     }()
 
     /// Runs `body` (one libgit2 call that writes trees from an index) without libgit2 looking up every
@@ -35,6 +42,11 @@ public enum GitRuntime {
     /// Initialises libgit2 if that has not happened yet; safe to call from any thread, any number of times.
     public static func start() {
         _ = setUp
+    }
+
+    /// `start()`, and the certificate authorities for HTTPS: before any clone, fetch or push.
+    static func startNetwork() {
+        _ = networkSetUp
     }
 
     /// The linked libgit2's version, as `major.minor.revision`.

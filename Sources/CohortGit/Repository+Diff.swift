@@ -72,9 +72,10 @@ extension Repository {
     /// files change in a large tree. No rename detection; paths are relative to the trees. Refuses
     /// (`E_MALFORMED`) trees nested deeper than `maxDepth` or more than `maxChanges` changes, before
     /// reading further.
-    public func treeChanges(from old: ObjectID?, to new: ObjectID?, maxDepth: Int = 64, maxChanges: Int = 1_000_000) throws -> [Change] {
+    public func treeChanges(from old: ObjectID?, to new: ObjectID?, maxDepth: Int = 64, maxChanges: Int = 1_000_000,
+                            memo: TreeMemo? = nil) throws -> [Change] {
         var changes: [Change] = []
-        var walk = TreeWalk(maxDepth: maxDepth, maxChanges: maxChanges)
+        var walk = TreeWalk(maxDepth: maxDepth, maxChanges: maxChanges, memo: memo)
         try collectChanges(from: old, to: new, prefix: "", depth: 1, walk: &walk, into: &changes)
         return changes
     }
@@ -82,6 +83,7 @@ extension Repository {
     private struct TreeWalk {
         let maxDepth: Int
         let maxChanges: Int
+        let memo: TreeMemo?
     }
 
     private func collectChanges(from old: ObjectID?, to new: ObjectID?, prefix: String, depth: Int, walk: inout TreeWalk, into changes: inout [Change]) throws {
@@ -92,8 +94,8 @@ extension Repository {
         guard changes.count <= walk.maxChanges else {
             throw CohortError(.tooLarge, "more than \(walk.maxChanges) files changed")
         }
-        try withOptionalTree(old) { oldTree in
-            try withOptionalTree(new) { newTree in
+        try withTree(old, memo: walk.memo) { oldTree in
+            try withTree(new, memo: walk.memo) { newTree in
                 // Both trees are sorted by git's entry order: walk them side by side, and make Swift
                 // strings only for what changed.
                 let oldCount = oldTree.map { git_tree_entrycount($0) } ?? 0
@@ -144,7 +146,13 @@ extension Repository {
     }
 
     func withOptionalTree<T>(_ id: ObjectID?, _ body: (OpaquePointer?) throws -> T) throws -> T {
+        try withTree(id, memo: nil, body)
+    }
+
+    /// The tree `id` (nil: none), kept parsed in `memo` when there is one.
+    func withTree<T>(_ id: ObjectID?, memo: TreeMemo?, _ body: (OpaquePointer?) throws -> T) throws -> T {
         guard let id else { return try body(nil) }
-        return try withTree(id, body)
+        guard let memo else { return try withTree(id, body) }
+        return try body(memo.tree(id, in: self))
     }
 }

@@ -90,8 +90,8 @@ extension Repository {
     }
 
     /// The entries of tree `tree`, in git's order.
-    public func entries(ofTree tree: ObjectID) throws -> [TreeEntry] {
-        try withTree(tree) { treePointer in
+    public func entries(ofTree tree: ObjectID, memo: TreeMemo? = nil) throws -> [TreeEntry] {
+        try withTree(tree, memo: memo) { treePointer in
             (0..<git_tree_entrycount(treePointer)).compactMap { Self.treeEntry(git_tree_entry_byindex(treePointer, $0)) }
         }
     }

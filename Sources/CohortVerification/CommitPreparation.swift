@@ -2,7 +2,6 @@ import CohortCollaboration
 import CohortGit
 import CohortIdentity
 import Foundation
-import Synchronization
 
 /// Who signed a commit: the root its trailer's proof folds to, and the key that made its signature.
 public struct CommitSigner: Sendable {
@@ -24,38 +23,19 @@ struct PreparedCommit: Sendable {
 }
 
 /// The state-independent half of verification, done ahead for many commits on several threads, each
-/// with its own repository handle; the rules then run in order on one thread.
+/// with its own repository handle (`PreparationPipeline`), while the rules run in order on one thread.
 enum CommitPreparation {
     /// Below this many commits, preparing ahead costs more than it saves.
     static let minimumBatch = 64
     /// Commits one thread prepares in a row.
     static let run = 128
 
-    static func prepare(_ ids: [ObjectID], from repository: Repository, threads: Int) -> [ObjectID: PreparedCommit] {
-        let origin = repository.origin
-        let results = Mutex<[ObjectID: PreparedCommit]>([:])
-        DispatchQueue.concurrentPerform(iterations: threads) { thread in
-            guard let handle = try? Repository.reopen(origin) else { return }
-            var local: [ObjectID: PreparedCommit] = [:]
-            // Contiguous runs, so that a commit's parent was usually just prepared on the same thread
-            // and the folders both read are still in its memo.
-            let memo = TreeMemo()
-            for start in stride(from: thread * Self.run, to: ids.count, by: threads * Self.run) {
-                for index in start..<min(start + Self.run, ids.count) {
-                    if let prepared = try? prepare(ids[index], in: handle, memo: memo) { local[ids[index]] = prepared }
-                }
-            }
-            results.withLock { $0.merge(local) { first, _ in first } }
-        }
-        return results.withLock { $0 }
-    }
-
     static func prepare(_ id: ObjectID, in repository: Repository, memo: TreeMemo? = nil) throws -> PreparedCommit {
         let commit = try repository.commit(id)
         let signer = Result { try Self.signer(of: commit) }.mapCohortError()
         // Each root tree is read once: for the `.cohort` folders and for the paths.
-        let root = Result { try repository.entries(ofTree: commit.tree) }.mapCohortError()
-        let parentRoot = Result { try commit.parents.first.map { try repository.entries(ofTree: repository.tree(ofCommit: $0)) } }.mapCohortError()
+        let root = Result { try repository.entries(ofTree: commit.tree, memo: memo) }.mapCohortError()
+        let parentRoot = Result { try commit.parents.first.map { try repository.entries(ofTree: repository.tree(ofCommit: $0), memo: memo) } }.mapCohortError()
         let cohortTree = Result { try topLevelCohort(root.get()) }.mapCohortError()
         let changes = Result { () throws -> [Change] in
             let mine = try cohortTree.get()
@@ -65,7 +45,7 @@ enum CommitPreparation {
                 }
                 return entry.id
             }
-            return try repository.treeChanges(from: parent, to: mine, maxDepth: 3, maxChanges: HistoryVerifier.maxCohortChanges)
+            return try repository.treeChanges(from: parent, to: mine, maxDepth: 3, maxChanges: HistoryVerifier.maxCohortChanges, memo: memo)
         }.mapCohortError()
         var notices: [ObjectID: Result<Opened<Notice>, CohortError>] = [:]
         for change in (try? changes.get()) ?? [] where change.kind == .added {

@@ -23,7 +23,8 @@ public final class HistoryVerifier {
     private var cohortTrees: [ObjectID: ObjectID] = [:]
     private var genesisOf: [ObjectID: ObjectID] = [:]
     private var signers: [ObjectID: CommitSigner] = [:]
-    private var prepared: [ObjectID: PreparedCommit] = [:]
+    /// Commits being prepared ahead, on other threads.
+    private var pipelines: [PreparationPipeline] = []
     private var openedNotices: [ObjectID: Result<Opened<Notice>, CohortError>] = [:]
     /// Commits accepted only as a read-only participant replacing their own root.
     private var rotationsOnly = Set<ObjectID>()
@@ -31,6 +32,10 @@ public final class HistoryVerifier {
     public init(repository: Repository, expectedIdentifier: String? = nil) {
         self.repository = repository
         self.expectedIdentifier = expectedIdentifier
+    }
+
+    deinit {
+        for pipeline in pipelines { pipeline.cancel() }
     }
 
     /// The state as of `commit`: from this run's verification, or read from the commit's tree.
@@ -60,12 +65,13 @@ public final class HistoryVerifier {
         signers[commit]
     }
 
-    /// Checks ahead, on `threads` threads, what does not depend on the collaboration's state (each
-    /// commit's signature, what it changes under `.cohort/`, its notices' signatures) for `ids`, so that
-    /// `verify` then mostly applies the rules. Worth it for long histories; results are the same.
+    /// Starts checking ahead, on `threads` threads, what does not depend on the collaboration's state
+    /// (each commit's signature, what it changes under `.cohort/`, its notices' signatures) for `ids`,
+    /// in their order, so that `verify` (called in the same order) mostly applies the rules while the
+    /// next commits are prepared. Worth it for long histories; results are the same.
     public func prepare(_ ids: [ObjectID], threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
         guard threads > 1, ids.count >= CommitPreparation.minimumBatch else { return }
-        prepared.merge(CommitPreparation.prepare(ids, from: repository, threads: threads)) { first, _ in first }
+        pipelines.append(PreparationPipeline(ids, origin: repository.origin, threads: threads))
     }
 
     /// The notice in `blob`, its signature checked (ahead of time when prepared).
@@ -78,7 +84,7 @@ public final class HistoryVerifier {
     @discardableResult
     public func verify(_ id: ObjectID) throws -> CollaborationState {
         do {
-            let ahead = prepared.removeValue(forKey: id)
+            let ahead = pipelines.first { $0.contains(id) }?.take(id)
             if let notices = ahead?.notices { openedNotices.merge(notices) { first, _ in first } }
             let commit = try ahead?.commit ?? repository.commit(id)
             let (state, cohortTree) = try check(commit, prepared: ahead)

@@ -3,6 +3,7 @@
 //
 //   swift run -c release cohort-bench identity [--seconds S] [--roots N] [--rounds R]
 //   swift run -c release cohort-bench history DIR COMMITS     (input for Scripts/bench-verify.sh)
+//   swift run -c release cohort-bench floor [SECONDS]         (raw ECDSA verifications/s on every core)
 import CohortIdentity
 import Crypto
 import Foundation
@@ -159,7 +160,11 @@ case "history" where arguments.count >= 3:
     // cohort-bench history DIR COMMITS: a collaboration in DIR with COMMITS signed commits
     // (identity in $COHORT_HOME, created if missing).
     try generateHistory(at: URL(fileURLWithPath: arguments[1]), home: .fromEnvironment(), commits: Int(arguments[2]) ?? 10_000)
+case "floor":
+    // cohort-bench floor [SECONDS]: one number, raw verifications per second on every core.
+    let seconds = arguments.count > 1 ? Double(arguments[1]) ?? 1 : 1
+    print(String(format: "%.0f", ecdsaFloor(seconds: seconds, threads: ProcessInfo.processInfo.activeProcessorCount)))
 default:
-    FileHandle.standardError.write(Data("usage: cohort-bench identity [--seconds S] [--roots N] [--rounds R]\n       cohort-bench history DIR COMMITS\n       cohort-bench sinks DIR COUNT WEBHOOK_URL SECRET\n".utf8))
+    FileHandle.standardError.write(Data("usage: cohort-bench identity [--seconds S] [--roots N] [--rounds R]\n       cohort-bench floor [SECONDS]\n       cohort-bench history DIR COMMITS\n       cohort-bench sinks DIR COUNT WEBHOOK_URL SECRET\n".utf8))
     exit(64)
 }

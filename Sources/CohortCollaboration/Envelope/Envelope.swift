@@ -78,9 +78,9 @@ extension Envelope {
         }
         let envelope: Envelope
         do {
-            envelope = try JSONDecoder().decode(Envelope.self, from: file)
+            envelope = try Envelope(json: JSONValue.parse(file).object("envelope"))
         } catch {
-            throw CohortError(.malformed, "\(path) is not a signed envelope: \(error.localizedDescription.prefix(80))")
+            throw CohortError(.malformed, "\(path) is not a signed envelope: \(error.reason.prefix(80))")
         }
         guard envelope.payloadType == P.payloadType else {
             throw CohortError(.malformed, "\(path) holds '\(envelope.payloadType.prefix(80))', expected \(P.payloadType)")
@@ -89,14 +89,7 @@ extension Envelope {
             throw CohortError(.badSignature, "\(path) must carry exactly one signature, it has \(envelope.signatures.count)")
         }
         let payload = try Base64Field.decode(envelope.payload, field: "\(path) payload", maxBytes: P.maxEnvelopeBytes)
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        let value: P
-        do {
-            value = try decoder.decode(P.self, from: payload)
-        } catch {
-            throw CohortError(.malformed, "\(path) payload does not match \(P.payloadType): \(error.localizedDescription.prefix(80))")
-        }
+        let value = try decodePayload(payload, as: P.self, path: path)
         // apple-v1 keys sign raw messages for Apple's stack: such a key never signs a Cohort file.
         guard value.signer.scheme == .cohortV1 else {
             throw CohortError(.badProof, "\(path) is signed under \(value.signer.scheme.rawValue); signed files use cohort-v1 keys")
@@ -111,5 +104,35 @@ extension Envelope {
         }
         let root = try proof.root(under: value.signer.scheme)
         return Opened(value: value, payload: payload, signer: root, key: key)
+    }
+
+    private static func decodePayload<P: SignedPayload>(_ payload: Data, as kind: P.Type, path: String) throws -> P {
+        if let reader = P.self as? any JSONPayload.Type {
+            do {
+                // The kinds opened once per commit skip Foundation's decoder.
+                return try reader.init(json: JSONValue.parse(payload).object("payload")) as! P
+            } catch {
+                throw CohortError(.malformed, "\(path) payload does not match \(P.payloadType): \(error.reason.prefix(80))")
+            }
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        do {
+            return try decoder.decode(P.self, from: payload)
+        } catch {
+            throw CohortError(.malformed, "\(path) payload does not match \(P.payloadType): \(error.localizedDescription.prefix(80))")
+        }
+    }
+}
+
+extension Envelope {
+    init(json: [String: JSONValue]) throws(JSONFailure) {
+        payloadType = try json.string("payloadType")
+        payload = try json.string("payload")
+        signatures = []
+        for item in try json.array("signatures") {
+            let signature = try item.object("signatures")
+            signatures.append(Signature(keyid: try signature.string("keyid"), sig: try signature.string("sig")))
+        }
     }
 }

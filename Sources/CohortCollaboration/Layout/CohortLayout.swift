@@ -28,16 +28,30 @@ public enum CohortLayout {
     }
 
     /// Whether `path` is where a notice may be: `.cohort/notices/xx/<32 hex>.json` with `xx` its first two digits.
+    /// Compared as bytes (ASCII digits and `a`–`f` only): it runs for every change under `.cohort/`.
     public static func isNoticePath(_ path: String) -> Bool {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == ".cohort", parts[1] == "notices", parts[3].hasSuffix(".json") else { return false }
-        let id = parts[3].dropLast(5)
-        return id.count == 32 && id.allSatisfy { $0.isHexDigit && !$0.isUppercase } && id.prefix(2) == parts[2]
+        let prefix = ".cohort/notices/".utf8
+        let bytes = Array(path.utf8)
+        // ".cohort/notices/" + "xx/" + 32 digits + ".json"
+        guard bytes.count == prefix.count + 3 + 32 + 5, bytes.starts(with: prefix), bytes.hasSuffix(".json".utf8) else { return false }
+        let folder = bytes[prefix.count..<prefix.count + 2]
+        let id = bytes[(prefix.count + 3)..<(prefix.count + 35)]
+        return bytes[prefix.count + 2] == UInt8(ascii: "/") && id.allSatisfy(isLowercaseHexDigit) && id.prefix(2).elementsEqual(folder)
+    }
+
+    private static func isLowercaseHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
     }
 }
 
 /// Editor temp and lock files, never committed: vim swap files, emacs backups and locks, Office and
 /// LibreOffice lock files, partial downloads, macOS and Windows litter.
+private extension Array where Element == UInt8 {
+    func hasSuffix(_ suffix: String.UTF8View) -> Bool {
+        count >= suffix.count && self[(count - suffix.count)...].elementsEqual(suffix)
+    }
+}
+
 public enum EditorArtifacts {
     public static func matches(_ path: String) -> Bool {
         let name = path.split(separator: "/").last.map(String.init) ?? path

@@ -9,6 +9,13 @@ public struct P256Key: Hashable, Sendable, CustomStringConvertible {
     let signingKey: P256.Signing.PublicKey
 
     public init(x963 data: Data) throws {
+        self = try Self.parsed.value(for: data) { try Self(parsing: data) }
+    }
+
+    /// Keys parsed lately (their curve check is a point decompression's worth of work).
+    private static let parsed = RecentResults<Data, P256Key>(capacity: 4096)
+
+    private init(parsing data: Data) throws {
         guard data.count == 65 else {
             throw CohortError(.badKey, "public key is \(data.count) bytes, expected 65 (uncompressed X9.63 P-256)",
                               hint: "export the key uncompressed: 0x04 ‖ x ‖ y")

@@ -81,11 +81,16 @@ public enum SSHSignature {
             throw CohortError(.badSignature, "SSH signature is larger than \(maxArmoredBytes) bytes")
         }
         // Bytes, not Characters: this runs once per commit verified.
-        let lines = armored.utf8.split(separator: UInt8(ascii: "\n")).map { line in
-            line.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }.reversed().drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }.reversed()
-        }.filter { !$0.isEmpty }
+        let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D }
+        let lines = armored.utf8.split(separator: UInt8(ascii: "\n")).compactMap { line -> Substring.UTF8View? in
+            guard let first = line.firstIndex(where: { !isBlank($0) }), let last = line.lastIndex(where: { !isBlank($0) }) else { return nil }
+            return line[first...last]
+        }
+        var body: [UInt8] = []
+        body.reserveCapacity(armored.utf8.count)
+        for line in lines.dropFirst().dropLast() { body.append(contentsOf: line) }
         guard lines.count >= 3, lines.first?.elementsEqual(begin.utf8) == true, lines.last?.elementsEqual(end.utf8) == true,
-              let blob = Data(base64Encoded: Data(lines.dropFirst().dropLast().joined()))
+              let blob = Data(base64Encoded: Data(body))
         else {
             throw CohortError(.badSignature, "not an armored SSH signature", hint: "the commit must be signed with `cohort commit` or ssh-keygen -Y sign")
         }

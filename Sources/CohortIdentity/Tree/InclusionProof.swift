@@ -17,6 +17,18 @@ public struct InclusionProof: Hashable, Sendable {
     /// The root this proof folds to under `scheme`; throws `E_BAD_PROOF` when its shape is wrong for
     /// the scheme (depth, hash sizes, index range).
     public func root(under scheme: RootScheme) throws -> RootHash {
+        try Self.folded.value(for: Folding(scheme: scheme, proof: self)) { try fold(under: scheme) }
+    }
+
+    private struct Folding: Hashable, Sendable {
+        let scheme: RootScheme
+        let proof: InclusionProof
+    }
+
+    /// Proofs folded lately: every commit and notice of a participant's device carries the same one.
+    private static let folded = RecentResults<Folding, RootHash>(capacity: 4096)
+
+    private func fold(under scheme: RootScheme) throws -> RootHash {
         let depth = inclusionHashes.count
         guard scheme.allowedDepths.contains(depth) else {
             throw CohortError(.badProof, "proof has \(depth) inclusion hashes; \(scheme.rawValue) needs \(Self.describe(scheme.allowedDepths))")

@@ -1,0 +1,261 @@
+import CohortIdentity
+import Foundation
+
+/// A JSON document read strictly (RFC 8259, UTF-8): for the envelopes and notices verification opens
+/// by the thousand, where Foundation's decoder cost more than checking their signatures. Stricter than
+/// `JSONDecoder` where strictness matters for signed bytes: an object that names a key twice, a lone
+/// UTF-16 surrogate, invalid UTF-8, or nesting deeper than `maxDepth` is refused, so that no other
+/// reader can see a different value in the same signed file.
+indirect enum JSONValue: Equatable {
+    case string(String)
+    /// The number's text, as written (checked against JSON's grammar).
+    case number(String)
+    case bool(Bool)
+    case null
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    static let maxDepth = 16
+
+    /// Parses a whole document; the reason is one short phrase.
+    static func parse(_ data: Data) throws(JSONFailure) -> JSONValue {
+        let result = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Result<JSONValue, JSONFailure> in
+            var reader = JSONBytesReader(bytes: bytes)
+            return Result { () throws(JSONFailure) -> JSONValue in
+                let value = try reader.value(depth: 0)
+                reader.skipSpace()
+                guard reader.position == bytes.count else { throw JSONFailure("trailing bytes after the JSON value") }
+                return value
+            }
+        }
+        return try result.get()
+    }
+
+    /// The value as an object, or a failure naming `field`.
+    func object(_ field: String) throws(JSONFailure) -> [String: JSONValue] {
+        guard case .object(let members) = self else { throw JSONFailure("'\(field)' is not an object") }
+        return members
+    }
+}
+
+/// Why a JSON document was refused.
+struct JSONFailure: Error {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
+}
+
+extension Dictionary where Key == String, Value == JSONValue {
+    func string(_ key: String) throws(JSONFailure) -> String {
+        guard case .string(let text)? = self[key] else { throw self[key] == nil ? JSONFailure("missing field '\(key)'") : JSONFailure("wrong type at '\(key)'") }
+        return text
+    }
+
+    /// An integer written as JSON digits (no fraction, no exponent) that fits in `Int`.
+    func integer(_ key: String) throws(JSONFailure) -> Int {
+        guard case .number(let text)? = self[key] else { throw self[key] == nil ? JSONFailure("missing field '\(key)'") : JSONFailure("wrong type at '\(key)'") }
+        guard let value = Int(text) else { throw JSONFailure("bad value at '\(key)'") }
+        return value
+    }
+
+    func array(_ key: String) throws(JSONFailure) -> [JSONValue] {
+        guard case .array(let items)? = self[key] else { throw self[key] == nil ? JSONFailure("missing field '\(key)'") : JSONFailure("wrong type at '\(key)'") }
+        return items
+    }
+
+    func object(_ key: String) throws(JSONFailure) -> [String: JSONValue] {
+        guard let value = self[key] else { throw JSONFailure("missing field '\(key)'") }
+        return try value.object(key)
+    }
+}
+
+private struct JSONBytesReader {
+    let bytes: UnsafeRawBufferPointer
+    var position = 0
+
+    init(bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+    }
+
+    mutating func skipSpace() {
+        while position < bytes.count {
+            let byte = bytes[position]
+            guard byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D else { return }
+            position += 1
+        }
+    }
+
+    mutating func value(depth: Int) throws(JSONFailure) -> JSONValue {
+        guard depth < JSONValue.maxDepth else { throw JSONFailure("nested deeper than \(JSONValue.maxDepth) levels") }
+        skipSpace()
+        guard position < bytes.count else { throw JSONFailure("not JSON") }
+        switch bytes[position] {
+        case UInt8(ascii: "{"): return try object(depth: depth)
+        case UInt8(ascii: "["): return try array(depth: depth)
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        default: return .number(try number())
+        }
+    }
+
+    private mutating func object(depth: Int) throws(JSONFailure) -> JSONValue {
+        position += 1
+        var members: [String: JSONValue] = [:]
+        skipSpace()
+        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            return .object(members)
+        }
+        while true {
+            skipSpace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw JSONFailure("not JSON") }
+            let key = try string()
+            skipSpace()
+            try expect(UInt8(ascii: ":"))
+            let value = try value(depth: depth + 1)
+            guard members.updateValue(value, forKey: key) == nil else { throw JSONFailure("field '\(key.prefix(40))' appears twice") }
+            skipSpace()
+            guard position < bytes.count else { throw JSONFailure("not JSON") }
+            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
+            try expect(UInt8(ascii: "}"))
+            return .object(members)
+        }
+    }
+
+    private mutating func array(depth: Int) throws(JSONFailure) -> JSONValue {
+        position += 1
+        var items: [JSONValue] = []
+        skipSpace()
+        if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
+            position += 1
+            return .array(items)
+        }
+        while true {
+            items.append(try value(depth: depth + 1))
+            skipSpace()
+            guard position < bytes.count else { throw JSONFailure("not JSON") }
+            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
+            try expect(UInt8(ascii: "]"))
+            return .array(items)
+        }
+    }
+
+    private mutating func expect(_ byte: UInt8) throws(JSONFailure) {
+        guard position < bytes.count, bytes[position] == byte else { throw JSONFailure("not JSON") }
+        position += 1
+    }
+
+    private mutating func literal(_ word: StaticString) throws(JSONFailure) {
+        let count = word.utf8CodeUnitCount
+        guard bytes.count - position >= count,
+              UnsafeRawBufferPointer(rebasing: bytes[position..<position + count]).elementsEqual(UnsafeRawBufferPointer(start: word.utf8Start, count: count))
+        else { throw JSONFailure("not JSON") }
+        position += count
+    }
+
+    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
+    private mutating func number() throws(JSONFailure) -> String {
+        let start = position
+        func digits(_ reader: inout JSONBytesReader) -> Int {
+            let from = reader.position
+            while reader.position < reader.bytes.count, (0x30...0x39).contains(reader.bytes[reader.position]) { reader.position += 1 }
+            return reader.position - from
+        }
+        if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
+        let first = position
+        guard digits(&self) > 0, bytes[first] != UInt8(ascii: "0") || position - first == 1 else { throw JSONFailure("not JSON") }
+        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+            position += 1
+            guard digits(&self) > 0 else { throw JSONFailure("not JSON") }
+        }
+        if position < bytes.count, bytes[position] | 0x20 == UInt8(ascii: "e") {
+            position += 1
+            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+            guard digits(&self) > 0 else { throw JSONFailure("not JSON") }
+        }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+    }
+
+    private mutating func string() throws(JSONFailure) -> String {
+        position += 1
+        let start = position
+        // The common case: no escapes; the bytes are taken as they are once checked as UTF-8.
+        while position < bytes.count, bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\") {
+            guard bytes[position] >= 0x20 else { throw JSONFailure("a control character inside a string") }
+            position += 1
+        }
+        guard position < bytes.count else { throw JSONFailure("not JSON") }
+        if bytes[position] == UInt8(ascii: "\"") {
+            let text = try Self.utf8(UnsafeRawBufferPointer(rebasing: bytes[start..<position]))
+            position += 1
+            return text
+        }
+        var scalars = Array(UnsafeRawBufferPointer(rebasing: bytes[start..<position]))
+        while true {
+            guard position < bytes.count else { throw JSONFailure("not JSON") }
+            let byte = bytes[position]
+            position += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return try Self.utf8(scalars.withUnsafeBytes { $0 })
+            case UInt8(ascii: "\\"):
+                guard position < bytes.count else { throw JSONFailure("not JSON") }
+                let escape = bytes[position]
+                position += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scalars.append(escape)
+                case UInt8(ascii: "b"): scalars.append(0x08)
+                case UInt8(ascii: "f"): scalars.append(0x0C)
+                case UInt8(ascii: "n"): scalars.append(0x0A)
+                case UInt8(ascii: "r"): scalars.append(0x0D)
+                case UInt8(ascii: "t"): scalars.append(0x09)
+                case UInt8(ascii: "u"):
+                    var value = try hex4()
+                    if (0xD800...0xDBFF).contains(value) {
+                        guard bytes.count - position >= 6, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") else {
+                            throw JSONFailure("a lone UTF-16 surrogate in a string")
+                        }
+                        position += 2
+                        let low = try hex4()
+                        guard (0xDC00...0xDFFF).contains(low) else { throw JSONFailure("a lone UTF-16 surrogate in a string") }
+                        value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
+                    } else if (0xDC00...0xDFFF).contains(value) {
+                        throw JSONFailure("a lone UTF-16 surrogate in a string")
+                    }
+                    guard let scalar = Unicode.Scalar(value) else { throw JSONFailure("not JSON") }
+                    scalars.append(contentsOf: String(Character(scalar)).utf8)
+                default:
+                    throw JSONFailure("an unknown escape in a string")
+                }
+            default:
+                guard byte >= 0x20 else { throw JSONFailure("a control character inside a string") }
+                scalars.append(byte)
+            }
+        }
+    }
+
+    private mutating func hex4() throws(JSONFailure) -> UInt32 {
+        guard bytes.count - position >= 4 else { throw JSONFailure("not JSON") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[position]
+            let digit: UInt8
+            switch byte {
+            case 0x30...0x39: digit = byte - 0x30
+            case 0x41...0x46: digit = byte - 0x41 + 10
+            case 0x61...0x66: digit = byte - 0x61 + 10
+            default: throw JSONFailure("not JSON")
+            }
+            value = value << 4 | UInt32(digit)
+            position += 1
+        }
+        return value
+    }
+
+    /// The bytes as a string, refused unless they are valid UTF-8.
+    private static func utf8(_ bytes: UnsafeRawBufferPointer) throws(JSONFailure) -> String {
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw JSONFailure("a string that is not UTF-8") }
+        return text
+    }
+}

@@ -1,0 +1,32 @@
+import Crypto
+import Foundation
+import Synchronization
+
+/// The physical floor for verification on this machine: raw ECDSA P-256 verifications per second
+/// with every core busy (swift-crypto, key and signature parsed once: the strictest baseline), each
+/// thread verifying its own signatures over 300-byte messages (about a commit's size).
+func ecdsaFloor(seconds: Double, threads: Int) -> Double {
+    let samples = (0..<16).map { _ -> (P256.Signing.PublicKey, P256.Signing.ECDSASignature, Data) in
+        let key = P256.Signing.PrivateKey()
+        let message = randomBytes(300)
+        return (key.publicKey, try! key.signature(for: message), message)
+    }
+    let total = Atomic<Int>(0)
+    let clock = ContinuousClock()
+    let start = clock.now
+    DispatchQueue.concurrentPerform(iterations: threads) { thread in
+        var done = 0
+        var index = thread
+        while clock.now - start < .seconds(seconds) {
+            for _ in 0..<32 {
+                let (key, signature, message) = samples[index % samples.count]
+                index += 1
+                precondition(key.isValidSignature(signature, for: message))
+            }
+            done += 32
+        }
+        total.add(done, ordering: .relaxed)
+    }
+    let elapsed = start.duration(to: clock.now)
+    return Double(total.load(ordering: .relaxed)) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+}

@@ -1,0 +1,127 @@
+import CohortGit
+import CohortIdentity
+import CohortTestSupport
+import CohortVerification
+import CohortWorkspace
+import Crypto
+import Foundation
+import Testing
+@testable import CohortCollaboration
+
+/// Notices and envelopes are read by Cohort's own JSON reader (Foundation's decoder cost more than
+/// their signatures). It must read every file Cohort writes exactly as `JSONDecoder` does, and refuse
+/// signed bytes that another reader could see differently.
+@Suite struct EnvelopeReadingTests {
+    /// An envelope whose payload is `payload` exactly, signed by `signer` over the DSSE encoding.
+    func envelope(payload: Data, by signer: CollaborationSigner, type: String = Notice.payloadType) throws -> Data {
+        let signature = try signer.key.signature(for: Envelope.pae(type: type, payload: payload))
+        let envelope = Envelope(payloadType: type, payload: payload.base64EncodedString(), signatures: [
+            Envelope.Signature(keyid: Data(SHA256.hash(data: signer.key.publicKey.x963)).hexString, sig: signature.base64EncodedString()),
+        ])
+        return envelope.fileData()
+    }
+
+    /// The payload Cohort would sign for `notice`, as a JSON object to edit.
+    func payloadObject(_ notice: Notice, signer: CollaborationSigner) throws -> [String: Any] {
+        var signed = notice
+        signed.signer = signer.signer
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        return try #require(try JSONSerialization.jsonObject(with: encoder.encode(signed)) as? [String: Any])
+    }
+
+    @Test func readsWhatCohortWritesAsFoundationDoes() throws {
+        let scenario = try Scenario()
+        let ann = try signer(scenario.owner.home, in: scenario.owner)
+        let texts = ["plain", "quotes \" and \\ back", "a/b/c", "tab\tnew\nline", "café ☕️ 😀", "\u{0}\u{1f}", "👩‍👩‍👧 e\u{301}", String(repeating: "x", count: 8000)]
+        for (index, text) in texts.enumerated() {
+            let time = Date(timeIntervalSince1970: TimeInterval(index * 86_399 * 97 + 1_700_000_000))
+            let notice = Notice(type: .contentCommented, collaboration: scenario.identifier, actor: ann.root,
+                                data: ["path": "notes/\(text.prefix(20)).md", "text": text], time: time, signer: ann.signer)
+            let file = try sealed(notice, by: ann)
+            let opened = try Envelope.open(file, as: Notice.self, path: notice.path)
+            var expected = notice
+            expected.signer = ann.signer
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            let foundation = try decoder.decode(Notice.self, from: opened.payload)
+            #expect(opened.value == foundation)
+            #expect(opened.value.data == expected.data)
+            #expect(opened.value.time == Date(timeIntervalSince1970: time.timeIntervalSince1970.rounded(.down)))
+            #expect(opened.signer == ann.root)
+        }
+    }
+
+    @Test func datesOutsideTheUsualFormAgreeWithFoundation() throws {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let forms = ["2026-11-23T10:00:00Z", "2024-02-29T23:59:59Z", "2023-02-29T00:00:00Z", "2026-02-30T00:00:00Z",
+                     "2026-11-23T24:00:00Z", "2026-11-23T10:00:60Z", "1969-12-31T23:59:59Z", "2026-11-23T10:00:00.5Z",
+                     "2026-11-23T10:00:00+01:00", "2026-11-23 10:00:00Z", "2026-11-23T10:00:00z", "２026-11-23T10:00:00Z",
+                     "9999-12-31T23:59:59Z", "0000-01-01T00:00:00Z", "", "yesterday"]
+        for form in forms {
+            let foundation = try? decoder.decode([Date].self, from: JSONEncoder().encode([form])).first
+            let ours = try? JSONDate.parse(form, field: "time")
+            #expect(ours == foundation, "\(form): ours \(String(describing: ours)), Foundation's \(String(describing: foundation))")
+        }
+        // Every second of a few random days, read the fast way, is what Foundation reads.
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<300 {
+            let date = Date(timeIntervalSince1970: TimeInterval(Int.random(in: 0...4_000_000_000, using: &generator)))
+            let text = ISO8601DateFormatter().string(from: date)
+            #expect(try JSONDate.parse(text, field: "time") == decoder.decode([Date].self, from: JSONEncoder().encode([text])).first)
+        }
+    }
+
+    @Test func theReaderRefusesWhatAnotherReaderCouldReadDifferently() throws {
+        let refused: [String] = [
+            #"{"a":1,"a":2}"#, #"{"a":"\ud800"}"#, #"{"a":"\udc00x"}"#, #"{"a":"\ud800\u0041"}"#, "{\"a\":\"\u{1}\"}",
+            #"{"a":01}"#, #"{"a":1.}"#, #"{"a":-}"#, #"{"a":1e}"#, #"{"a":.5}"#, #"{"a":+1}"#, #"{"a":"\x"}"#,
+            #"{"a":1} x"#, #"{"a":1,}"#, #"[1,]"#, #"{"a" 1}"#, #"{'a':1}"#, #"{"a":tru}"#, #"{"a":NaN}"#, "",
+            String(repeating: "[", count: 40) + String(repeating: "]", count: 40),
+        ]
+        for text in refused {
+            #expect(throws: JSONFailure.self, "\(text.prefix(40)) was read") { try JSONValue.parse(Data(text.utf8)) }
+        }
+        #expect(throws: JSONFailure.self) { try JSONValue.parse(Data([0x22, 0xC3, 0x28, 0x22])) }  // not UTF-8
+        #expect(throws: JSONFailure.self) { try JSONValue.parse(Data([0x22, 0xED, 0xA0, 0x80, 0x22])) }  // an encoded surrogate
+
+        let read: [String: JSONValue] = [
+            #" {"a" : [ 1 , -2.5e+3 , true , false , null , "\u00e9\ud83d\ude00\/\b\f\n\r\t\"\\" ] } "#:
+                .object(["a": .array([.number("1"), .number("-2.5e+3"), .bool(true), .bool(false), .null, .string("é😀/\u{8}\u{c}\n\r\t\"\\")])]),
+            #"{}"#: .object([:]), #"[]"#: .array([]), #""e\u0301""#: .string("e\u{301}"), "0": .number("0"),
+        ]
+        for (text, value) in read {
+            #expect(try JSONValue.parse(Data(text.utf8)) == value, "\(text)")
+        }
+    }
+
+    @Test func aSignedNoticeNamingAFieldTwiceIsRefusedEverywhere() throws {
+        let scenario = try Scenario()
+        let owner = scenario.owner
+        let ann = try signer(owner.home, in: owner)
+        let notice = Notice(type: .contentEdited, collaboration: scenario.identifier, actor: ann.root, data: ["path": "x.md"], signer: ann.signer)
+        let object = try payloadObject(notice, signer: ann)
+        // `type` twice: a reader keeping the first sees an edit, one keeping the last a membership notice.
+        var text = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+        text.removeLast()
+        text += #","type":"membership.added"}"#
+        let file = try envelope(payload: Data(text.utf8), by: ann)
+        #expect {
+            try Envelope.open(file, as: Notice.self, path: notice.path)
+        } throws: { ($0 as? CohortError)?.code == .malformed && ($0 as? CohortError)?.reason.contains("appears twice") == true }
+
+        let bad = try forge(owner, signer: ann, files: [notice.path: file, "x.md": Data("x\n".utf8)])
+        expectViolation(.malformed, in: owner, at: bad)
+    }
+
+    @Test func paddingAndLookAlikeDigitsNeverMakeANoticePath() {
+        let id = "0123456789abcdef0123456789abcdef"
+        #expect(CohortLayout.isNoticePath(".cohort/notices/01/\(id).json"))
+        for path in [".cohort/notices/02/\(id).json", ".cohort/notices/01/\(id.uppercased()).json", ".cohort/notices/01/\(id).JSON",
+                     ".cohort/notices/０1/０\(id.dropFirst()).json", ".cohort/notices/01/\(id)x.json", ".cohort/notices//\(id).json",
+                     ".cohort/notices/01/\(id).json/", "x.cohort/notices/01/\(id).json", ".cohort/notices/01/\(id.dropLast())g.json"] {
+            #expect(!CohortLayout.isNoticePath(path), "\(path)")
+        }
+    }
+}
