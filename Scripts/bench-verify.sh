@@ -12,7 +12,7 @@ timed() {  # timed COMMAND…: wall-clock seconds of one run
   start=$(now); "$@" >/dev/null || { echo "failed: $*" >&2; exit 1; }; end=$(now)
   elapsed "$start" "$end"
 }
-spread() { sort -g | awk '{ v[NR] = $1 } END { printf "%.3f–%.3f", v[1], v[NR] }'; }
+spread() { sort -g | awk -v f="${1:-%.3f}" '{ v[NR] = $1 } END { printf f "–" f, v[1], v[NR] }'; }
 
 notices=$(git ls-tree -r --name-only HEAD .cohort/notices | wc -l)
 signatures=$((total + notices))
@@ -35,7 +35,7 @@ rate() { awk -v n="$total" -v t="$1" 'BEGIN { printf "%.0f", n / t }'; }
 printf '\n%d commits (genesis included), %d signatures (%.2f per commit), %d cores, %d rounds\n\n' \
   "$total" "$signatures" "$(awk -v s="$signatures" -v n="$total" 'BEGIN { print s / n }')" "$(nproc)" "$rounds"
 printf '| measurement (median of %d) | seconds | spread | commits/s | vs floor |\n|---|---:|---:|---:|---:|\n' "$rounds"
-printf '| floor: raw ECDSA on every core (%s verifications/s) | %s | %s | %s | 1.00× |\n' "$raw" "$floor_time" "$(spread <"$work/floor" | tr -d .)/s" "$floor_rate"
+printf '| floor: raw ECDSA on every core (%s verifications/s) | %s | %s | %s | 1.00× |\n' "$raw" "$floor_time" "$(spread %.0f <"$work/floor")/s" "$floor_rate"
 printf '| git log (reads every commit) | %.3f | %s | %s | — |\n' "$git_log" "$(spread <"$work/log")" "$(rate "$git_log")"
 printf '| cohort verify, whole history | %.3f | %s | %s | **%s×** |\n' "$cold" "$(spread <"$work/cold")" "$(rate "$cold")" "$(ratio "$floor_time" "$cold")"
 printf '| cohort verify, nothing new (remembered) | %.3f | %s | %s | — |\n' "$warm" "$(spread <"$work/warm")" "$(rate "$warm")"

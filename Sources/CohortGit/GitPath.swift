@@ -234,6 +234,21 @@ public final class TreeMemo {
         for tree in trees.values { git_tree_free(tree) }
     }
 
+    /// The last commits read on this thread, with their trees: the next commit's parent is usually one.
+    private var commitTrees: [ObjectID: ObjectID] = [:]
+
+    /// Remembers that commit `commit` has tree `tree`.
+    public func note(commit: ObjectID, tree: ObjectID) {
+        if commitTrees.count >= capacity { commitTrees.removeAll(keepingCapacity: true) }
+        commitTrees[commit] = tree
+    }
+
+    /// The tree of commit `commit`, from memory or read.
+    public func tree(ofCommit commit: ObjectID, in repository: Repository) throws -> ObjectID {
+        if let known = commitTrees[commit] { return known }
+        return try repository.tree(ofCommit: commit)
+    }
+
     func tree(_ id: ObjectID, in repository: Repository) throws -> OpaquePointer? {
         if let known = trees[id] { return known }
         var tree: OpaquePointer?

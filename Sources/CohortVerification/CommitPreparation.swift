@@ -32,10 +32,13 @@ enum CommitPreparation {
 
     static func prepare(_ id: ObjectID, in repository: Repository, memo: TreeMemo? = nil) throws -> PreparedCommit {
         let commit = try repository.commit(id)
+        memo?.note(commit: id, tree: commit.tree)
         let signer = Result { try Self.signer(of: commit) }.mapCohortError()
         // Each root tree is read once: for the `.cohort` folders and for the paths.
         let root = Result { try repository.entries(ofTree: commit.tree, memo: memo) }.mapCohortError()
-        let parentRoot = Result { try commit.parents.first.map { try repository.entries(ofTree: repository.tree(ofCommit: $0), memo: memo) } }.mapCohortError()
+        let parentRoot = Result { try commit.parents.first.map { parent in
+            try repository.entries(ofTree: memo?.tree(ofCommit: parent, in: repository) ?? repository.tree(ofCommit: parent), memo: memo)
+        } }.mapCohortError()
         let cohortTree = Result { try topLevelCohort(root.get()) }.mapCohortError()
         let changes = Result { () throws -> [Change] in
             let mine = try cohortTree.get()
