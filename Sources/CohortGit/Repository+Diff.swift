@@ -149,10 +149,17 @@ extension Repository {
         try withTree(id, memo: nil, body)
     }
 
-    /// The tree `id` (nil: none), kept parsed in `memo` when there is one.
+    /// The tree `id` (nil: none), kept parsed in `memo` when there is one. The tree is held for the
+    /// whole of `body`, also when `body` reads other trees through the same memo and this one is
+    /// evicted from it meanwhile (walks recurse inside their trees' bodies).
     func withTree<T>(_ id: ObjectID?, memo: TreeMemo?, _ body: (OpaquePointer?) throws -> T) throws -> T {
         guard let id else { return try body(nil) }
         guard let memo else { return try withTree(id, body) }
-        return try body(memo.tree(id, in: self))
+        var held: OpaquePointer?
+        guard let tree = try memo.tree(id, in: self), git_object_dup(&held, tree) == 0 else {
+            throw CohortError(.git, "cannot read tree \(id.hex)")
+        }
+        defer { git_object_free(held) }
+        return try body(held)
     }
 }

@@ -35,7 +35,7 @@ public final class HistoryVerifier {
     }
 
     deinit {
-        for pipeline in pipelines { pipeline.cancel() }
+        finishPreparing()
     }
 
     /// The state as of `commit`: from this run's verification, or read from the commit's tree.
@@ -52,6 +52,12 @@ public final class HistoryVerifier {
         let root = try repository.firstParentRoot(of: commit)
         genesisOf[commit] = root
         return root
+    }
+
+    /// Takes `genesis` as the root `commit` descends from without walking its first-parent line: for
+    /// a branch tip accepted before, in a repository whose genesis is pinned (`PushVerifier.genesisKey`).
+    public func assume(genesis: ObjectID, of commit: ObjectID) {
+        genesisOf[commit] = genesis
     }
 
     /// Whether `commit`, verified in this run, was accepted only as its read-only signer replacing
@@ -72,6 +78,13 @@ public final class HistoryVerifier {
     public func prepare(_ ids: [ObjectID], threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
         guard threads > 1, ids.count >= CommitPreparation.minimumBatch else { return }
         pipelines.append(PreparationPipeline(ids, origin: repository.origin, threads: threads))
+    }
+
+    /// Stops the preparations under way (their threads end after the commit each has in hand):
+    /// once the commits they were started for are verified, or one was refused.
+    public func finishPreparing() {
+        for pipeline in pipelines { pipeline.cancel() }
+        pipelines.removeAll()
     }
 
     /// The notice in `blob`, its signature checked (ahead of time when prepared).

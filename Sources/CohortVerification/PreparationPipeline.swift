@@ -15,6 +15,8 @@ final class PreparationPipeline: @unchecked Sendable {
     private var done: [Int: PreparedCommit?] = [:]
     /// The position the rules wait for, if they wait (guarded by `condition`).
     private var awaited: Int?
+    /// Positions already handed out (guarded by `condition`): asked again, they are not waited for.
+    private var taken = Set<Int>()
     private let condition = NSCondition()
 
     init(_ ids: [ObjectID], origin: Repository.Origin, threads: Int) {
@@ -37,6 +39,9 @@ final class PreparationPipeline: @unchecked Sendable {
         guard let position = positions[id] else { return nil }
         condition.lock()
         defer { condition.unlock() }
+        // A commit asked for twice (a second ref update reaching a commit refused for the first)
+        // is checked again by the rules themselves.
+        guard taken.insert(position).inserted else { return nil }
         while done[position] == nil, !cancelled.load(ordering: .relaxed) {
             awaited = position
             condition.wait()

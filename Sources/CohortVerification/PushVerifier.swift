@@ -139,7 +139,17 @@ public final class PushVerifier {
         let held = tips[defaultBranch].flatMap { repository.peelToCommit($0) } ?? trusted.first
         if let held {
             verifier.expectedIdentifier = try verifier.state(at: held).collaboration.identifier
+            let pinned = try repository.configString(Self.genesisKey).map { try ObjectID(hex: $0) }
+            if let pinned, trustingRefs {
+                // Every branch the hook accepted descends from the pinned genesis: no walk down the
+                // whole first-parent line of the default branch on every push.
+                verifier.assume(genesis: pinned, of: held)
+            }
             verifier.expectedGenesis = try verifier.genesis(of: held)
+            if pinned == nil, trustingRefs, let genesis = verifier.expectedGenesis {
+                // Pinned once, so that the next push need not walk it again (a lost race only costs time).
+                try? repository.setConfig(Self.genesisKey, to: genesis.hex)
+            }
         } else {
             // A server registers a collaboration before its first push and pins it in the config.
             verifier.expectedIdentifier = try repository.configString(Self.identifierKey)
@@ -199,6 +209,8 @@ public final class PushVerifier {
                     return rejections
                 }
             }
+            // At most one preparation runs at a time, whatever the number of updates.
+            verifier.finishPreparing()
             if accepted, update.name == defaultBranch { pushedDefault = tip }
             pushedTips.append(tip)
         }

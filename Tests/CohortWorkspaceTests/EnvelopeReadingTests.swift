@@ -78,18 +78,27 @@ import Testing
             #"{"a":1,"a":2}"#, #"{"a":"\ud800"}"#, #"{"a":"\udc00x"}"#, #"{"a":"\ud800\u0041"}"#, "{\"a\":\"\u{1}\"}",
             #"{"a":01}"#, #"{"a":1.}"#, #"{"a":-}"#, #"{"a":1e}"#, #"{"a":.5}"#, #"{"a":+1}"#, #"{"a":"\x"}"#,
             #"{"a":1} x"#, #"{"a":1,}"#, #"[1,]"#, #"{"a" 1}"#, #"{'a':1}"#, #"{"a":tru}"#, #"{"a":NaN}"#, "",
-            String(repeating: "[", count: 40) + String(repeating: "]", count: 40),
+            String(repeating: "[", count: 600) + String(repeating: "]", count: 600),
         ]
         for text in refused {
             #expect(throws: JSONFailure.self, "\(text.prefix(40)) was read") { try JSONValue.parse(Data(text.utf8)) }
         }
         #expect(throws: JSONFailure.self) { try JSONValue.parse(Data([0x22, 0xC3, 0x28, 0x22])) }  // not UTF-8
         #expect(throws: JSONFailure.self) { try JSONValue.parse(Data([0x22, 0xED, 0xA0, 0x80, 0x22])) }  // an encoded surrogate
+        #expect(throws: JSONFailure.self) { try JSONValue.parse(#"{"a":1}"#.data(using: .utf16)!) }
+        // Integers as JSONDecoder reads them into Int.
+        for (text, value) in [("3", 3), ("1.0", 1), ("1e0", 1), ("-0", 0), ("2.5e1", 25)] {
+            #expect(try JSONValue.parse(Data(#"{"i":\#(text)}"#.utf8)).object("i").integer("i") == value)
+        }
+        for text in ["1.5", "1e400", "99999999999999999999"] {
+            #expect(throws: JSONFailure.self) { try JSONValue.parse(Data(#"{"i":\#(text)}"#.utf8)).object("i").integer("i") }
+        }
 
         let read: [String: JSONValue] = [
             #" {"a" : [ 1 , -2.5e+3 , true , false , null , "\u00e9\ud83d\ude00\/\b\f\n\r\t\"\\" ] } "#:
                 .object(["a": .array([.number("1"), .number("-2.5e+3"), .bool(true), .bool(false), .null, .string("é😀/\u{8}\u{c}\n\r\t\"\\")])]),
             #"{}"#: .object([:]), #"[]"#: .array([]), #""e\u0301""#: .string("e\u{301}"), "0": .number("0"),
+            "\u{FEFF}[1]": .array([.number("1")]),
         ]
         for (text, value) in read {
             #expect(try JSONValue.parse(Data(text.utf8)) == value, "\(text)")

@@ -47,4 +47,43 @@ import Testing
             }
         }
     }
+
+    /// A notices folder past libgit2's 4 KiB cache limit, and commits that change many of its buckets:
+    /// the walk reads more trees through the thread's memo than it holds, while the outer folders are
+    /// still being read. Prepared on several threads, the answers are those of one.
+    @Test func manyNoticeFoldersPerCommitAgreeAcrossThreads() throws {
+        let scenario = try Scenario()
+        let owner = scenario.owner
+        for index in 0..<200 { try scenario.write("first \(index)\n", to: "wide/file-\(index).md", in: owner) }
+        _ = try #require(try owner.commitChanges(message: "two hundred files"))
+        for round in 0..<66 {
+            for index in 0..<12 { try scenario.write("round \(round)\n", to: "wide/file-\((round * 12 + index) % 200).md", in: owner) }
+            _ = try #require(try owner.commitChanges(message: "round \(round)"))
+        }
+        let all = try owner.repository.commits(from: owner.head().commit)
+        for threads in [1, 2, 4] {
+            let verifier = HistoryVerifier(repository: owner.repository)
+            verifier.prepare(all, threads: threads)
+            for id in all { try verifier.verify(id) }
+        }
+    }
+
+    /// Two branches pushed at once that both reach a refused commit deep in a long history: the second
+    /// update must not wait for a preparation the first already took (it used to hang the hook).
+    @Test(.timeLimit(.minutes(2))) func twoUpdatesReachingOneRefusedCommitBothGetAnAnswer() throws {
+        let scenario = try Scenario()
+        let owner = scenario.owner
+        let (branch, base) = try owner.head()
+        let ann = try signer(owner.home, in: owner)
+        // Signed with the owner's key under another participant's proof.
+        let bad = try forge(owner, signer: ann, files: ["bad.md": Data("x\n".utf8)], trailer: signer(scenario.bo.home, in: owner))
+        for index in 0..<70 { try forge(owner, signer: ann, files: ["after-\(index).md": Data("\(index)\n".utf8)]) }
+        let tip = try owner.head().commit
+        try owner.repository.updateReference(branch, to: base, expected: tip, message: "back")
+        let rejections = try PushVerifier(repository: owner.repository).verify([
+            RefUpdate(old: .zero, new: tip, name: "refs/heads/a"), RefUpdate(old: .zero, new: tip, name: "refs/heads/b"),
+        ])
+        #expect(rejections.map(\.ref) == ["refs/heads/a", "refs/heads/b"])
+        #expect(rejections.allSatisfy { $0.commit == bad })
+    }
 }

@@ -1,11 +1,12 @@
 import CohortIdentity
 import Foundation
 
-/// A JSON document read strictly (RFC 8259, UTF-8): for the envelopes and notices verification opens
-/// by the thousand, where Foundation's decoder cost more than checking their signatures. Stricter than
-/// `JSONDecoder` where strictness matters for signed bytes: an object that names a key twice, a lone
-/// UTF-16 surrogate, invalid UTF-8, or nesting deeper than `maxDepth` is refused, so that no other
-/// reader can see a different value in the same signed file.
+/// A JSON document read strictly (RFC 8259, UTF-8, an optional UTF-8 byte order mark): for the
+/// envelopes and notices verification opens by the thousand, where Foundation's decoder cost more than
+/// checking their signatures. It reads what `JSONDecoder` reads, with one refusal more where signed
+/// bytes need it: an object that names a key twice (`JSONDecoder` keeps the first value, Python's
+/// `json` and most others the last, so two readers would see two notices). UTF-16 and UTF-32 files,
+/// which `JSONDecoder` also detects, are refused; Cohort never writes them.
 indirect enum JSONValue: Equatable {
     case string(String)
     /// The number's text, as written (checked against JSON's grammar).
@@ -15,12 +16,14 @@ indirect enum JSONValue: Equatable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    static let maxDepth = 16
+    /// `JSONDecoder`'s own limit.
+    static let maxDepth = 512
 
     /// Parses a whole document; the reason is one short phrase.
     static func parse(_ data: Data) throws(JSONFailure) -> JSONValue {
         let result = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Result<JSONValue, JSONFailure> in
             var reader = JSONBytesReader(bytes: bytes)
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { reader.position = 3 }
             return Result { () throws(JSONFailure) -> JSONValue in
                 let value = try reader.value(depth: 0)
                 reader.skipSpace()
@@ -50,10 +53,14 @@ extension Dictionary where Key == String, Value == JSONValue {
         return text
     }
 
-    /// An integer written as JSON digits (no fraction, no exponent) that fits in `Int`.
+    /// An integer, as `JSONDecoder` reads one into `Int`: digits, or a number with a fraction or
+    /// exponent whose value is a whole number that `Int` holds exactly (`1.0`, `1e0`).
     func integer(_ key: String) throws(JSONFailure) -> Int {
         guard case .number(let text)? = self[key] else { throw self[key] == nil ? JSONFailure("missing field '\(key)'") : JSONFailure("wrong type at '\(key)'") }
-        guard let value = Int(text) else { throw JSONFailure("bad value at '\(key)'") }
+        if let value = Int(text) { return value }
+        guard let double = Double(text), double.rounded() == double, abs(double) < 9.007_199_254_740_992e15, let value = Int(exactly: double) else {
+            throw JSONFailure("bad value at '\(key)'")
+        }
         return value
     }
 
@@ -198,7 +205,8 @@ private struct JSONBytesReader {
             position += 1
             switch byte {
             case UInt8(ascii: "\""):
-                return try Self.utf8(scalars.withUnsafeBytes { $0 })
+                guard let text = String(validating: scalars, as: UTF8.self) else { throw JSONFailure("a string that is not UTF-8") }
+                return text
             case UInt8(ascii: "\\"):
                 guard position < bytes.count else { throw JSONFailure("not JSON") }
                 let escape = bytes[position]
