@@ -1,4 +1,4 @@
-import CohortCollaboration
+@testable import CohortCollaboration
 import CohortGit
 import CohortIdentity
 @testable import CohortServer
@@ -12,6 +12,8 @@ enum FuzzTarget: String, CaseIterable {
     case envelope, sshsig, commit, trailer, card, enrollment, proof, challenge, token
     case serverJSON = "server-json"
     case gzip, path
+    /// The JSON reader of envelopes and notices, and a notice's fields read from its payload.
+    case json
 
     static let tokenKey = SymmetricKey(data: Data(repeating: 7, count: 32))
     static let challengeKey = SymmetricKey(data: Data(repeating: 9, count: 32))
@@ -25,6 +27,8 @@ enum FuzzTarget: String, CaseIterable {
             if let opened = try? Envelope.open(data, as: CollaborationFile.self, path: "collaboration") {
                 _ = try? opened.value.validate()
             }
+        case .json:
+            if let value = try? JSONValue.parse(data), case .object(let fields) = value { _ = try? Notice(json: fields) }
         case .sshsig:
             _ = try? SSHSignature.verify(text, message: Data("message".utf8))
         case .commit:

@@ -30,6 +30,8 @@ enum Seeds {
                                      shareOptions: .defaults(), createdAt: Date(timeIntervalSince1970: 0), signer: signer.signer)
         seeds[.envelope] = [try Envelope.seal(notice, by: signer).fileData(), try Envelope.seal(members, by: signer).fileData(),
                             try Envelope.seal(file, by: signer).fileData()]
+        let sealedNotice = try Envelope.seal(notice, by: signer)
+        seeds[.json] = [Data(base64Encoded: sealedNotice.payload) ?? Data(), sealedNotice.fileData()]
 
         let message = CommitTrailer.append(to: "Add bread", scheme: signer.root.scheme, proof: signer.proof)
         let unsigned = Data(("tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n"
