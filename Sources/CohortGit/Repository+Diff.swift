@@ -145,10 +145,6 @@ extension Repository {
         }
     }
 
-    func withOptionalTree<T>(_ id: ObjectID?, _ body: (OpaquePointer?) throws -> T) throws -> T {
-        try withTree(id, memo: nil, body)
-    }
-
     /// The tree `id` (nil: none), kept parsed in `memo` when there is one. The tree is held for the
     /// whole of `body`, also when `body` reads other trees through the same memo and this one is
     /// evicted from it meanwhile (walks recurse inside their trees' bodies).

@@ -73,7 +73,7 @@ extension Repository {
         options.flags = GIT_MERGE_FIND_RENAMES.rawValue
         options.file_favor = GIT_MERGE_FILE_FAVOR_NORMAL
         var index: OpaquePointer?
-        try withOptionalTree(ancestor) { base in
+        try withTree(ancestor, memo: nil) { base in
             try withTree(ours) { ourTree in
                 try withTree(theirs) { theirTree in
                     try check(git_merge_trees(&index, pointer, base, ourTree, theirTree, &options), "cannot merge")

@@ -1,4 +1,3 @@
-import CohortCollaboration
 import CohortGit
 import CohortIdentity
 import CohortVerification
@@ -50,11 +49,6 @@ public enum PreReceiveHook {
         var limits = try limits(for: repository)
         limits.maxUpdates = max(limits.maxUpdates, updates.count)
         let rejections = try PushVerifier(repository: repository, limits: limits).verify(updates, trustingRefs: false)
-        if rejections.isEmpty, try repository.configString(PushVerifier.genesisKey) == nil,
-           let tip = updates.first(where: { $0.name == ((try? repository.headBranch()) ?? CohortLayout.defaultBranch) })?.new {
-            // The genesis the verified branches descend from, pinned for the pushes to come.
-            try repository.setConfig(PushVerifier.genesisKey, to: repository.firstParentRoot(of: tip).hex)
-        }
         return (VerifiedCommits(repository: repository).load().count - before, rejections)
     }
 }

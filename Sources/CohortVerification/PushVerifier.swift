@@ -137,19 +137,15 @@ public final class PushVerifier {
         // one takes the first genesis pushed into it.
         let verifier = HistoryVerifier(repository: repository)
         let held = tips[defaultBranch].flatMap { repository.peelToCommit($0) } ?? trusted.first
+        let pinned = try repository.configString(Self.genesisKey).map { try ObjectID(hex: $0) }
         if let held {
             verifier.expectedIdentifier = try verifier.state(at: held).collaboration.identifier
-            let pinned = try repository.configString(Self.genesisKey).map { try ObjectID(hex: $0) }
             if let pinned, trustingRefs {
                 // Every branch the hook accepted descends from the pinned genesis: no walk down the
                 // whole first-parent line of the default branch on every push.
                 verifier.assume(genesis: pinned, of: held)
             }
             verifier.expectedGenesis = try verifier.genesis(of: held)
-            if pinned == nil, trustingRefs, let genesis = verifier.expectedGenesis {
-                // Pinned once, so that the next push need not walk it again (a lost race only costs time).
-                try? repository.setConfig(Self.genesisKey, to: genesis.hex)
-            }
         } else {
             // A server registers a collaboration before its first push and pins it in the config.
             verifier.expectedIdentifier = try repository.configString(Self.identifierKey)
@@ -231,6 +227,11 @@ public final class PushVerifier {
         if rejections.isEmpty {
             // Remembered before git moves the refs: these commits passed, whatever happens next.
             try? memory.remember(Array(verified))
+            if held != nil, pinned == nil, let genesis = verifier.expectedGenesis {
+                // The genesis of the history already accepted (never of one only arriving now, which
+                // a chained hook may still refuse), pinned so that later pushes need not walk to it.
+                try? repository.setConfig(Self.genesisKey, to: genesis.hex)
+            }
         }
         return rejections
     }

@@ -192,6 +192,69 @@ import Testing
         #expect(try run("git", ["push", server.remote, "v1"], in: server.scenario.owner.directory).status == 0)
     }
 
+    /// After a push onto accepted history the repository's genesis is pinned (`cohort.genesis`), and
+    /// the hook stops walking to it; a merge joining another collaboration's history is still refused,
+    /// by the hook and by `cohort verify` alike, at the same commit.
+    @Test(arguments: Transport.allCases)
+    func pinnedGenesisStillRefusesAnotherRoot(transport: Transport) throws {
+        let server = try HookServer(transport: transport)
+        let scenario = server.scenario
+        let bo = try server.clone("bo", for: scenario.bo)
+        try scenario.write("bo\n", to: "bo.md", in: bo)
+        _ = try #require(try bo.commitChanges(message: "Bo's recipe"))
+        try server.expectAccepted(bo)
+        let pinned = try run("git", ["--git-dir", server.bare.path, "config", "cohort.genesis"], in: scenario.temp.url)
+        #expect(pinned.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == (try bo.repository.firstParentRoot(of: bo.head().commit).hex))
+
+        let other = try Scenario(addEveryone: false)
+        #expect(try run("git", ["fetch", "-q", other.owner.directory.path, "main:refs/heads/foreign"], in: bo.directory).status == 0)
+        let foreign = try #require(try bo.repository.referenceTips()["refs/heads/foreign"])
+        let head = try bo.head().commit
+        let merge = try commitTree(bo, tree: bo.repository.tree(ofCommit: head), parents: [head, foreign], signer: signer(scenario.bo.home, in: bo))
+        // The other collaboration's genesis, the first of its commits in history order, is where both stop.
+        let otherGenesis = try bo.repository.firstParentRoot(of: foreign)
+        #expect(try bo.repository.commits(from: merge).contains(otherGenesis))
+        try server.expectRefused(bo, "E_NOT_PERMITTED", at: otherGenesis)
+        expectViolation(.notPermitted, in: bo, at: otherGenesis)
+    }
+
+    /// A participant signs, with their real key, a notice whose JSON names `type` twice: refused by the
+    /// hook and by `cohort verify` with the same code at the same commit.
+    @Test(arguments: Transport.allCases)
+    func noticeNamingAFieldTwice(transport: Transport) throws {
+        let server = try HookServer(transport: transport)
+        let scenario = server.scenario
+        let bo = try server.clone("bo", for: scenario.bo)
+        let boSigner = try signer(scenario.bo.home, in: bo)
+        let notice = Notice(type: .contentEdited, collaboration: scenario.identifier, actor: boSigner.root, data: ["path": "x.md"], signer: boSigner.signer)
+        let file = try Attacks.envelope(payload: Attacks.noticePayloadNamingTypeTwice(notice, second: .membershipAdded, by: boSigner), by: boSigner)
+        let id = try forge(bo, signer: boSigner, files: [notice.path: file, "x.md": Data("x\n".utf8)])
+        try server.expectRefused(bo, "E_MALFORMED", at: id)
+        expectViolation(.malformed, in: bo, at: id)
+    }
+
+    /// A push long enough to be prepared on several threads (70 commits), with a notice signed by
+    /// someone else deep inside: the hook and `cohort verify` stop at the same commit.
+    @Test func aLongPushWithOneForgedNoticeInside() throws {
+        let server = try HookServer(transport: .file)
+        let scenario = server.scenario
+        let cy = try server.clone("cy", for: scenario.cy)
+        let cySigner = try signer(scenario.cy.home, in: cy)
+        let boSigner = try signer(scenario.bo.home, in: cy)
+        var bad: ObjectID?
+        for index in 0..<70 {
+            if index == 40 {
+                let notice = Notice(type: .contentEdited, collaboration: scenario.identifier, actor: boSigner.root, data: ["path": "x.md"], signer: boSigner.signer)
+                bad = try forge(cy, signer: cySigner, files: [notice.path: sealed(notice, by: boSigner)])
+            } else {
+                try forge(cy, signer: cySigner, files: ["long-\(index).md": Data("\(index)\n".utf8)])
+            }
+        }
+        let forged = try #require(bad)
+        try server.expectRefused(cy, "E_NOT_PERMITTED", at: forged)
+        expectViolation(.notPermitted, in: cy, at: forged)
+    }
+
     @Test func limitsFromGitConfig() throws {
         let server = try HookServer(transport: .local)
         #expect(try run("git", ["--git-dir", server.bare.path, "config", "cohort.maxCommits", "1"], in: server.scenario.temp.url).status == 0)

@@ -3,7 +3,6 @@ import CohortIdentity
 import CohortTestSupport
 import CohortVerification
 import CohortWorkspace
-import Crypto
 import Foundation
 import Testing
 @testable import CohortCollaboration
@@ -12,24 +11,6 @@ import Testing
 /// their signatures). It must read every file Cohort writes exactly as `JSONDecoder` does, and refuse
 /// signed bytes that another reader could see differently.
 @Suite struct EnvelopeReadingTests {
-    /// An envelope whose payload is `payload` exactly, signed by `signer` over the DSSE encoding.
-    func envelope(payload: Data, by signer: CollaborationSigner, type: String = Notice.payloadType) throws -> Data {
-        let signature = try signer.key.signature(for: Envelope.pae(type: type, payload: payload))
-        let envelope = Envelope(payloadType: type, payload: payload.base64EncodedString(), signatures: [
-            Envelope.Signature(keyid: Data(SHA256.hash(data: signer.key.publicKey.x963)).hexString, sig: signature.base64EncodedString()),
-        ])
-        return envelope.fileData()
-    }
-
-    /// The payload Cohort would sign for `notice`, as a JSON object to edit.
-    func payloadObject(_ notice: Notice, signer: CollaborationSigner) throws -> [String: Any] {
-        var signed = notice
-        signed.signer = signer.signer
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        return try #require(try JSONSerialization.jsonObject(with: encoder.encode(signed)) as? [String: Any])
-    }
-
     @Test func readsWhatCohortWritesAsFoundationDoes() throws {
         let scenario = try Scenario()
         let ann = try signer(scenario.owner.home, in: scenario.owner)
@@ -110,12 +91,8 @@ import Testing
         let owner = scenario.owner
         let ann = try signer(owner.home, in: owner)
         let notice = Notice(type: .contentEdited, collaboration: scenario.identifier, actor: ann.root, data: ["path": "x.md"], signer: ann.signer)
-        let object = try payloadObject(notice, signer: ann)
         // `type` twice: a reader keeping the first sees an edit, one keeping the last a membership notice.
-        var text = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
-        text.removeLast()
-        text += #","type":"membership.added"}"#
-        let file = try envelope(payload: Data(text.utf8), by: ann)
+        let file = try Attacks.envelope(payload: Attacks.noticePayloadNamingTypeTwice(notice, second: .membershipAdded, by: ann), by: ann)
         #expect {
             try Envelope.open(file, as: Notice.self, path: notice.path)
         } throws: { ($0 as? CohortError)?.code == .malformed && ($0 as? CohortError)?.reason.contains("appears twice") == true }

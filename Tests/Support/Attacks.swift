@@ -66,4 +66,28 @@ public enum Attacks {
         let (branch, head) = try workspace.head()
         try workspace.repository.updateReference(branch, to: commit, expected: head, message: "attack")
     }
+
+    /// An envelope file of `type` whose payload is exactly `payload`, signed over the DSSE encoding
+    /// with `signer`'s real key, outside `Envelope.seal` (whose JSON is always well-formed).
+    public static func envelope(payload: Data, type: String = Notice.payloadType, by signer: CollaborationSigner) throws -> Data {
+        let signature = try signer.key.signature(for: Envelope.pae(type: type, payload: payload))
+        let object: [String: Any] = [
+            "payload": payload.base64EncodedString(), "payloadType": type,
+            "signatures": [["keyid": "", "sig": signature.base64EncodedString()]],
+        ]
+        return try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+    }
+
+    /// The signed payload of `notice` by `signer`, with `"type"` named a second time as `second`
+    /// (`JSONDecoder` keeps the first value, most other readers the last).
+    public static func noticePayloadNamingTypeTwice(_ notice: Notice, second: NoticeType, by signer: CollaborationSigner) throws -> Data {
+        var signed = notice
+        signed.signer = signer.signer
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        var text = String(decoding: try encoder.encode(signed), as: UTF8.self)
+        text.removeLast()
+        return Data((text + #","type":"\#(second.rawValue)"}"#).utf8)
+    }
 }

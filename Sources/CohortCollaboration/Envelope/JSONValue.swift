@@ -49,14 +49,14 @@ struct JSONFailure: Error {
 
 extension Dictionary where Key == String, Value == JSONValue {
     func string(_ key: String) throws(JSONFailure) -> String {
-        guard case .string(let text)? = self[key] else { throw self[key] == nil ? JSONFailure("missing field '\(key)'") : JSONFailure("wrong type at '\(key)'") }
+        guard case .string(let text) = try field(key) else { throw JSONFailure("wrong type at '\(key)'") }
         return text
     }
 
     /// An integer, as `JSONDecoder` reads one into `Int`: digits, or a number with a fraction or
     /// exponent whose value is a whole number that `Int` holds exactly (`1.0`, `1e0`).
     func integer(_ key: String) throws(JSONFailure) -> Int {
-        guard case .number(let text)? = self[key] else { throw self[key] == nil ? JSONFailure("missing field '\(key)'") : JSONFailure("wrong type at '\(key)'") }
+        guard case .number(let text) = try field(key) else { throw JSONFailure("wrong type at '\(key)'") }
         if let value = Int(text) { return value }
         guard let double = Double(text), double.rounded() == double, abs(double) < 9.007_199_254_740_992e15, let value = Int(exactly: double) else {
             throw JSONFailure("bad value at '\(key)'")
@@ -65,13 +65,18 @@ extension Dictionary where Key == String, Value == JSONValue {
     }
 
     func array(_ key: String) throws(JSONFailure) -> [JSONValue] {
-        guard case .array(let items)? = self[key] else { throw self[key] == nil ? JSONFailure("missing field '\(key)'") : JSONFailure("wrong type at '\(key)'") }
+        guard case .array(let items) = try field(key) else { throw JSONFailure("wrong type at '\(key)'") }
         return items
     }
 
     func object(_ key: String) throws(JSONFailure) -> [String: JSONValue] {
+        try field(key).object(key)
+    }
+
+    /// The value of `key`; a missing field fails as `JSONDecoder` reports it.
+    private func field(_ key: String) throws(JSONFailure) -> JSONValue {
         guard let value = self[key] else { throw JSONFailure("missing field '\(key)'") }
-        return try value.object(key)
+        return value
     }
 }
 

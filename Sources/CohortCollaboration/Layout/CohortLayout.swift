@@ -44,14 +44,14 @@ public enum CohortLayout {
     }
 }
 
-/// Editor temp and lock files, never committed: vim swap files, emacs backups and locks, Office and
-/// LibreOffice lock files, partial downloads, macOS and Windows litter.
 private extension Array where Element == UInt8 {
     func hasSuffix(_ suffix: String.UTF8View) -> Bool {
         count >= suffix.count && self[(count - suffix.count)...].elementsEqual(suffix)
     }
 }
 
+/// Editor temp and lock files, never committed: vim swap files, emacs backups and locks, Office and
+/// LibreOffice lock files, partial downloads, macOS and Windows litter.
 public enum EditorArtifacts {
     public static func matches(_ path: String) -> Bool {
         let name = path.split(separator: "/").last.map(String.init) ?? path
