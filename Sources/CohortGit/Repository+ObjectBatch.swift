@@ -56,8 +56,10 @@ extension Repository {
             git_odb_free(replaced)
             throw gitFailure(-1, "cannot keep new objects in memory")
         }
+        // Owned from here on: freed with the batch, also when the swap below fails.
+        let made = ObjectBatch(database: database, memory: memory, replaced: replaced)
         try check(git_repository_set_odb(pointer, database), "cannot keep new objects in memory")
-        batch = ObjectBatch(database: database, memory: memory, replaced: replaced)
+        batch = made
         defer {
             if let batch {
                 _ = git_repository_set_odb(pointer, batch.replaced)

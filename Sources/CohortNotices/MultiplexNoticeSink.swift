@@ -12,11 +12,16 @@ public struct MultiplexNoticeSink: NoticeSink {
     }
 
     public func deliver(_ notice: Notice) async throws {
+        try await deliver(notice, actorHandle: nil)
+    }
+
+    /// Every sink gets the handle too (a stdout sink inside names people as it does alone).
+    public func deliver(_ notice: Notice, actorHandle: String?) async throws {
         let failures = await withTaskGroup(of: (String, Error?).self) { group in
             for sink in sinks {
                 group.addTask {
                     do {
-                        try await sink.deliver(notice)
+                        try await sink.deliver(notice, actorHandle: actorHandle)
                         return (sink.name, nil)
                     } catch {
                         return (sink.name, error)

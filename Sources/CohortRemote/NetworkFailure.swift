@@ -7,12 +7,15 @@ import NIOSSL
 /// Why a request to a server never got an answer, in words a user can act on, from the errors of
 /// AsyncHTTPClient, NIO and BoringSSL (whose own descriptions are library dumps).
 enum NetworkFailure {
+    /// How every such error starts: what `CohortError.isUnreachedServer` recognises.
+    static let lead = "cannot reach "
+
     static func error(_ error: any Error, url: String) -> CohortError {
         let address = URLComponents(string: url).flatMap { parts in parts.host.map { host in
             parts.port.map { "\(host):\($0)" } ?? host
         } } ?? url
         let (reason, hint) = describe(error, address: address, https: url.lowercased().hasPrefix("https:"))
-        return CohortError(.network, "cannot reach \(url): \(reason)", hint: hint)
+        return CohortError(.network, "\(lead)\(url): \(reason)", hint: hint)
     }
 
     static func describe(_ error: any Error, address: String, https: Bool) -> (String, String) {
@@ -62,5 +65,13 @@ enum NetworkFailure {
         case EHOSTUNREACH, ENETUNREACH: ("no route to \(address)", "check this machine's network")
         default: nil
         }
+    }
+}
+
+extension CohortError {
+    /// Whether this is a server that never answered (`NetworkFailure`), as opposed to one that
+    /// answered, but not in Cohort's API (also `E_NETWORK`).
+    public var isUnreachedServer: Bool {
+        code == .network && reason.hasPrefix(NetworkFailure.lead)
     }
 }

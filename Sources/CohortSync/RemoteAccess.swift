@@ -39,7 +39,7 @@ struct RemoteAccess {
         // A folder remote that is not there (an unmounted drive); one that is there but unreadable is a failure.
         let missingFolder = Repository.localPath(ofRemote: url).map { !FileManager.default.fileExists(atPath: $0) } ?? false
         // A server that answered, but not in Cohort's API, is a wrong address rather than an offline one.
-        let unreached = failure.code == .network && failure.reason.hasPrefix("cannot reach ")
+        let unreached = failure.isUnreachedServer
         guard unreached || (failure.code == .git && unreachable.contains(where: reason.contains)) || missingFolder else { return nil }
         let kept = "what you committed is kept here and goes out at the next sync that reaches it"
         if unreached, let hint = failure.hint {

@@ -61,7 +61,7 @@ extension Workspace {
                               hint: "publish it (`cohort publish URL`), clone it from a link, or `git remote add \(options.remote) URL`")
         }
         let access = RemoteAccess(url: url, home: home, client: client)
-        report.handles = state.membership.handles
+        report.handles = state.membership.everyHandle
 
         step = .commit
         // The files staged and committed with their notices: one pack of new objects, one index write.

@@ -20,7 +20,7 @@ extension Workspace {
     public func history(of path: String, limit: Int = 1000) throws -> [FileEvent] {
         let head = try head().commit
         _ = try repository.verifyHistory(to: head)
-        let handles = try state().membership.handles
+        let handles = try state().membership.everyHandle
         var names: Set<String> = [path]
         var seen = Set<String>()
         var events: [FileEvent] = []

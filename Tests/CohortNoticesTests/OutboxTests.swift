@@ -118,6 +118,23 @@ final class FlakySink: NoticeSink {
         await #expect(throws: SinkFailure.self) { try await sink.deliver(notice) }
         #expect(memory.notices.count == 1)
     }
+
+    @Test func multiplexerPassesTheActorsHandleOn() async throws {
+        let notice = try #require(try sampleNotices(1).first)
+        let handles = HandleSink()
+        try await MultiplexNoticeSink([handles, MemoryNoticeSink()]).deliver(notice, actorHandle: "ann@example.com")
+        #expect(handles.seen == ["ann@example.com"])
+    }
+}
+
+/// Records the handle each delivery names.
+private final class HandleSink: NoticeSink, @unchecked Sendable {
+    let name = "handles"
+    private let lock = NSLock()
+    private var handles: [String?] = []
+    var seen: [String?] { lock.withLock { handles } }
+    func deliver(_ notice: Notice) async throws { try await deliver(notice, actorHandle: nil) }
+    func deliver(_ notice: Notice, actorHandle: String?) async throws { lock.withLock { handles.append(actorHandle) } }
 }
 
 @Suite struct ShippedSinkTests {

@@ -91,6 +91,10 @@ struct SyncThroughServerTests {
         let readOnly = try hosted.cohort(["participants", "rotate", "--push"], as: hosted.dee.home, in: dee)
         #expect(readOnly.status == 1 && readOnly.stderr.hasPrefix("error: E_NOT_PERMITTED: --push: you take part read-only"), "\(readOnly.stderr)")
         #expect(try run("git", ["rev-parse", "HEAD"], in: dee).stdout == deeHead)
+        // Adding someone is the owner's: that is the reason a read-only participant hears, not rotation advice.
+        let notOwner = try hosted.cohort(["participants", "add", eveFile.path, "--push"], as: hosted.dee.home, in: dee)
+        #expect(notOwner.status == 1 && notOwner.stderr.hasPrefix("error: E_NOT_PERMITTED: only the owner"), "\(notOwner.stderr)")
+        #expect(try run("git", ["rev-parse", "HEAD"], in: dee).stdout == deeHead)
 
         // --push with no such remote changes nothing.
         let noRemote = try hosted.cohort(["participants", "add", eveFile.path, "--push", "--remote", "nowhere"],

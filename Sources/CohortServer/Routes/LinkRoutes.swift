@@ -24,7 +24,12 @@ extension CohortServer {
     func notFoundResponse(_ request: Request) -> Response {
         let error = CohortError(.notFound, "there is nothing at this address on this Cohort server",
                                 hint: "collaborations are at /c/<identifier>; check the link with the person who sent it")
-        return Self.wantsJSON(request) ? ErrorResponses.json(error) : htmlResponse(LinkPage.notFound(error), status: .notFound)
+        return errorResponse(error, for: request)
+    }
+
+    /// A refusal as JSON for a client that asks for it, else as the "Not here" page with its status.
+    func errorResponse(_ error: CohortError, for request: Request) -> Response {
+        Self.wantsJSON(request) ? ErrorResponses.json(error) : htmlResponse(LinkPage.notFound(error), status: error.httpStatus)
     }
 
     /// A client asking for `application/json` (ours do) gets JSON; a browser gets a page.
@@ -43,7 +48,6 @@ extension CohortServer {
     }
 
     func linkResponse(_ request: Request, _ context: ServerContext) -> Response {
-        let wantsJSON = Self.wantsJSON(request)
         do {
             let identifier = context.parameters.get("id") ?? ""
             guard (try? ServerAPI.checkHostable(identifier)) != nil else {
@@ -55,11 +59,9 @@ extension CohortServer {
                 identifier: identifier, title: membership.title, initiator: membership.initiator, gitURL: link, link: link,
                 participants: membership.head == nil ? nil : membership.activeCount
             )
-            return wantsJSON ? jsonResponse(info) : htmlResponse(LinkPage.html(info), status: .ok)
+            return Self.wantsJSON(request) ? jsonResponse(info) : htmlResponse(LinkPage.html(info), status: .ok)
         } catch {
-            let error = ErrorResponses.cohortError(error, logger: context.logger)
-            return wantsJSON ? ErrorResponses.json(error)
-                : htmlResponse(LinkPage.notFound(error), status: error.httpStatus)
+            return errorResponse(ErrorResponses.cohortError(error, logger: context.logger), for: request)
         }
     }
 

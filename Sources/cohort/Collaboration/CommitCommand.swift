@@ -23,7 +23,7 @@ struct CommitCommand: CohortCommand {
             Terminal.print("nothing to commit")
             return
         }
-        Terminal.print("committed \(summary.commit.hex.prefix(12)): \(summary.notices.count) change\(summary.notices.count == 1 ? "" : "s")")
+        Terminal.print("committed \(summary.commit.hex.prefix(12)): \(Terminal.count(summary.notices.count, "change"))")
         for notice in summary.notices {
             let old = notice.data["oldPath"].map { "\($0) -> " } ?? ""
             Terminal.print("  \(notice.type.rawValue)  \(old)\(notice.data["path"] ?? "")")

@@ -35,7 +35,7 @@ struct HookInstall: CohortCommand {
         }
         // The hook trusts only what it verified itself: check the history already there once, now.
         let adopted = try PreReceiveHook.adoptExisting(at: URL(fileURLWithPath: repository))
-        if adopted.commits > 0 { Terminal.print("verified \(adopted.commits) commit\(adopted.commits == 1 ? "" : "s") already on branches and tags") }
+        if adopted.commits > 0 { Terminal.print("verified \(Terminal.count(adopted.commits, "commit")) already on branches and tags") }
         for rejection in adopted.rejections {
             Terminal.note("warning: \(rejection) (the hook counts branches and tags as verified: fix or delete this ref before anyone pushes)")
         }

@@ -137,10 +137,10 @@ struct ParticipantsRotate: AsyncCohortCommand {
 
     func execute() async throws {
         let opened = try workspace.open()
-        try publishing.check(opened)
+        try publishing.check(opened, rotating: true)
         let root = try opened.rotate()
         Terminal.print("your root is now \(root.hex)")
-        try await publishing.publish(opened, until: "the server knows you by your old root")
+        try await publishing.publish(opened, until: "the server knows you by your old root", rotating: true)
     }
 }
 
@@ -152,14 +152,16 @@ struct MembershipPublishing: ParsableArguments {
     @Option(help: ArgumentHelp("The remote to push to.", valueName: "NAME"))
     var remote = "origin"
 
-    /// Before changing anything: a push needs a remote, and a participant who may push.
-    func check(_ workspace: Workspace) throws {
+    /// Before changing anything: a push needs a remote, and a participant who may push. Only a
+    /// rotation can be made by a read-only participant (adding and removing are the owner's, who
+    /// always has write permission, and refuse anyone else with their own reason).
+    func check(_ workspace: Workspace, rotating: Bool = false) throws {
         guard push else { return }
         guard try workspace.repository.remoteURL(remote) != nil else {
             throw CohortError(.git, "--push: this workspace has no remote '\(remote)', so nothing was changed",
                               hint: "publish it first with `cohort publish URL`, or leave out --push")
         }
-        guard !(try Self.readOnly(workspace)) else {
+        guard try !rotating || !Self.readOnly(workspace) else {
             throw CohortError(.notPermitted, "--push: you take part read-only, so nothing you commit can be pushed; nothing was changed",
                               hint: "without --push the change is made here only; ask the owner to remove you and add your new card")
         }
@@ -171,9 +173,9 @@ struct MembershipPublishing: ParsableArguments {
     }
 
     /// After the change: pushes it, or says that it is only here and what that means.
-    func publish(_ workspace: Workspace, until consequence: String) async throws {
+    func publish(_ workspace: Workspace, until consequence: String, rotating: Bool = false) async throws {
         guard push else {
-            if try Self.readOnly(workspace) {
+            if try rotating && Self.readOnly(workspace) {
                 Terminal.print("only here: you take part read-only, so it cannot be pushed; ask the owner to remove you and add your new card")
             } else if try workspace.repository.remoteURL(remote) != nil {
                 Terminal.print("only here until pushed: \(consequence) until `cohort sync` (or --push) sends this to \(remote)")

@@ -28,7 +28,7 @@ struct VerifyCommand: CohortCommand {
         } catch let violation as Violation {
             if json {
                 let object: [String: Any] = ["ok": false, "code": violation.error.code.rawValue, "commit": violation.commit.hex, "reason": violation.error.reason]
-                Terminal.write(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) + Data("\n".utf8))
+                Terminal.printJSON(object)
                 throw ExitCode(1)
             }
             throw violation.asError

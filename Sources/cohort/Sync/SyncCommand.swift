@@ -119,7 +119,7 @@ enum SyncRun {
             let error = failure.error
             if error.code == .network, report.committed != nil || report.merge != nil {
                 let count = report.committed?.notices.count ?? 0
-                let kept = count > 0 ? "committed \(count) change\(count == 1 ? "" : "s") here" : "your merge is committed here"
+                let kept = count > 0 ? "committed \(Terminal.count(count, "change")) here" : "your merge is committed here"
                 return CohortError(.network, "\(error.reason); \(kept), and they go out at the next sync that reaches the remote",
                                    hint: error.hint)
             }
@@ -149,7 +149,7 @@ enum SyncRun {
         }
         let arrived = report.received.filter { $0 != report.merge }.count
         if arrived > 0 {
-            lines.append("received \(arrived) commit\(arrived == 1 ? "" : "s"): " + describe(report.receivedNotices.filter { $0.type != .mention }.map {
+            lines.append("received \(Terminal.count(arrived, "commit")): " + describe(report.receivedNotices.filter { $0.type != .mention }.map {
                 "\($0.type.rawValue) \($0.data["path"] ?? $0.data["handle"] ?? "") (\(report.name($0.actor)))"
             }))
         }
