@@ -27,9 +27,10 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## release: optimised build (used by the benchmarks and the demo)
+## release: optimised build of every product, Swift's runtime linked in statically (one file to copy
+## to a server; used by the benchmarks): .build/release/cohort
 release: deps
-	$(SWIFT) build -c release
+	@SWIFT=$(SWIFT) bash Scripts/build-release.sh >/dev/null
 
 ## test: every test, one at a time (many wait on real processes and servers; async tests' timeouts
 ## must not wait behind them); conformance suites read COHORT_TEST_VECTORS (../shared/vectors when present)
@@ -57,7 +58,7 @@ demo: build
 
 ## bench: the identity benchmark (release build)
 bench: release
-	$(SWIFT) run -c release cohort-bench identity
+	@"$$(SWIFT=$(SWIFT) bash Scripts/build-release.sh cohort-bench)/cohort-bench" identity
 
 ## docs: the shell completions and the man page, generated from the command definitions
 docs: build

@@ -11,9 +11,7 @@ source "$scripts/timing.sh"
 cd "$scripts/.."
 files=${1:-10000}
 runs=${2:-7}
-swift build -c release --product cohort >/dev/null
-swift build -c release --product git-credential-cohort >/dev/null
-bin="$(swift build -c release --show-bin-path)"
+bin="$(bash "$scripts/build-release.sh" cohort git-credential-cohort 2>/dev/null)"
 work=$(mktemp -d)
 cleanup() {
   [ -n "${serve_pid:-}" ] && kill "$serve_pid" 2>/dev/null || true

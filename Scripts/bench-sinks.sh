@@ -5,8 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-2000}
-swift build -c release --product cohort-bench >/dev/null 2>&1
-bin="$(swift build -c release --show-bin-path)"
+bin="$(bash Scripts/build-release.sh cohort-bench 2>/dev/null)"
 work=$(mktemp -d)
 secret="whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 # The receiver exits when its standard input closes: hold it open on a FIFO until this script ends.

@@ -11,8 +11,7 @@ source "$scripts/timing.sh"
 cd "$scripts/.."
 files=${1:-10000}
 runs=${2:-5}
-swift build -c release --product cohort >/dev/null
-bin="$(swift build -c release --show-bin-path)"
+bin="$(bash "$scripts/build-release.sh" cohort 2>/dev/null)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export PATH="$bin:$PATH" COHORT_HOME="$work/ann"

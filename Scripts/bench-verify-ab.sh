@@ -3,7 +3,7 @@
 # the same generated history, runs interleaved (A B, B A, …) so both see the same machine; prints the
 # median and the fastest wall-clock and CPU seconds of each.
 #   bash Scripts/bench-verify-ab.sh OTHER_COHORT [COMMITS] [ROUNDS]      (defaults 10000, 11)
-# An earlier commit's binary: git worktree add /tmp/before REV && (cd /tmp/before && swift build -c release --product cohort)
+# An earlier commit's binary: git worktree add /tmp/before REV && (cd /tmp/before && bash Scripts/build-release.sh cohort)
 other=$(realpath "$1")
 rounds=${3:-11}
 source "$(dirname "$0")/generated-history.sh" "${2:-10000}"

@@ -6,9 +6,7 @@ scripts="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$scripts/timing.sh"
 cd "$scripts/.."
 commits=${1:-10000}
-swift build -c release --product cohort >/dev/null
-swift build -c release --product cohort-bench >/dev/null
-bin="$(swift build -c release --show-bin-path)"
+bin="$(bash "$scripts/build-release.sh" cohort cohort-bench 2>/dev/null)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export COHORT_HOME="$work/home"

@@ -1,5 +1,8 @@
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <spawn.h>
 #include "CGit2Shim.h"
@@ -26,6 +29,34 @@ int cohort_git_set_mwindow_mapped_limit(size_t bytes) {
 
 int cohort_git_set_ssl_cert_file(const char *file) {
     return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, NULL);
+}
+
+/* libgit2 built with mbedTLS (Debian's) parses the whole system certificate bundle inside
+ * git_libgit2_init: about 8 ms, in every process, whether or not it ever opens a connection. This
+ * definition takes the place of mbedTLS's for libgit2 (the executable's symbols come first), so that
+ * while `deferring` is set the bundle's path is only remembered; the chain stays empty, so a TLS
+ * connection made before the bundle is loaded fails its certificate check rather than trusting
+ * anything. Outside that window it calls mbedTLS's own function. With a libgit2 built on another TLS
+ * library nothing calls it, and nothing is deferred. */
+static int deferring = 0;
+static char *deferred_bundle = NULL;
+
+int mbedtls_x509_crt_parse_file(void *chain, const char *path) {
+    if (deferring) {
+        free(deferred_bundle);
+        deferred_bundle = path ? strdup(path) : NULL;
+        return 0;
+    }
+    int (*parse)(void *, const char *) = (int (*)(void *, const char *))dlsym(RTLD_NEXT, "mbedtls_x509_crt_parse_file");
+    return parse ? parse(chain, path) : -0x2900; /* MBEDTLS_ERR_X509_FILE_IO_ERROR */
+}
+
+void cohort_git_defer_certificate_bundle(int enabled) {
+    deferring = enabled;
+}
+
+const char *cohort_git_deferred_certificate_bundle(void) {
+    return deferred_bundle;
 }
 
 int cohort_git_set_user_agent(const char *agent) {

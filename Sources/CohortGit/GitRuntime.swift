@@ -5,7 +5,11 @@ import Foundation
 /// libgit2's process-wide state, set up once before any repository is touched.
 public enum GitRuntime {
     private static let setUp: Int32 = {
+        // Debian's libgit2 (mbedTLS) would parse the system's certificate bundle here; it is loaded
+        // before the first transfer instead (`networkSetUp`).
+        cohort_git_defer_certificate_bundle(1)
         let count = git_libgit2_init()
+        cohort_git_defer_certificate_bundle(0)
         // Every object a new tree or commit names must exist: a missing one is a bug, never a commit.
         let strict = cohort_git_set_strict_object_creation(1)
         // An object's id is computed from its content when it enters the database (libgit2's and
@@ -16,16 +20,27 @@ public enum GitRuntime {
         return count
     }()
 
-    /// HTTPS remotes with a private certificate authority: the same variable git itself reads. Set
-    /// only before the first transfer, since reading a certificate bundle costs about as much as
-    /// verifying a thousand commits, and most commands never touch the network.
+    /// The certificate authorities for HTTPS, loaded only before the first transfer, since reading the
+    /// system's certificate bundle takes about 8 ms in every process, and most commands
+    /// (the hooks among them) never touch the network: `GIT_SSL_CAINFO` when set (the same variable
+    /// git itself reads, for a private authority), else the system bundle libgit2's initialisation
+    /// named and did not parse. Until then libgit2 trusts no certificate at all.
     private static let networkSetUp: Bool = {
         start()
         if let authority = ProcessInfo.processInfo.environment["GIT_SSL_CAINFO"], !authority.isEmpty {
             _ = cohort_git_set_ssl_cert_file(authority)
+        } else if let bundle = deferredCertificateBundle {
+            _ = cohort_git_set_ssl_cert_file(bundle)
         }
         return true
     }()
+
+    /// The system certificate bundle libgit2's initialisation named and left for `startNetwork()`
+    /// (nil with a libgit2 that loads its certificates another way).
+    public static var deferredCertificateBundle: String? {
+        start()
+        return cohort_git_deferred_certificate_bundle().map { String(cString: $0) }
+    }
 
     /// Runs `body` (one libgit2 call that writes trees from an index) without libgit2 looking up every
     /// object the index names: those came from trees read from the database or were written into it

@@ -81,22 +81,32 @@ public enum HookInstaller {
 
     /// The hook script: Cohort's part on git's input, then the chained hook (if any) on the same
     /// input. `pre-receive` refuses the push if either refuses; `post-receive` cannot undo a push, so
-    /// its result only reaches the log.
+    /// its result only reaches the log. Without a chained hook the script hands git's input straight
+    /// to Cohort (`exec`, no copy), and `post-receive` starts Cohort only when a sinks file exists
+    /// (the files `PostReceiveHook` reads): a push pays for what it uses, not for four extra processes.
     static func script(_ name: String, binary: URL) -> String {
         let quoted = "'" + binary.path.replacingOccurrences(of: "'", with: "'\\''") + "'"
         let verifies = name == "pre-receive"
+        // Git runs push hooks in the git directory with GIT_DIR set (usually "."); config.toml is
+        // the repository's sinks file, COHORT_SERVER_SINKS the server's (set only when it exists).
+        let runsCohort = verifies ? "true"
+            : "[ -f \"${GIT_DIR:-.}/\(PostReceiveHook.repositorySinksFile)\" ] || [ -n \"${\(PostReceiveHook.serverSinksVariable):-}\" ]"
         return """
         #!/bin/sh
         \(marker); changes here are replaced on the next install.
-        # \(verifies ? "Verifies every push by Cohort's rules" : "Delivers the notices of the accepted push to the sinks in <git dir>/cohort/config.toml"), then runs \(chainedName(name)) (if any) with the same input.
+        # \(verifies ? "Verifies every push by Cohort's rules" : "Delivers the notices of the accepted push to the sinks in <git dir>/\(PostReceiveHook.repositorySinksFile)"), then runs \(chainedName(name)) (if any) with the same input.
+        case "$0" in */*) chained="${0%/*}/\(chainedName(name))" ;; *) chained="./\(chainedName(name))" ;; esac
+        if [ ! -x "$chained" ]; then
+          if \(runsCohort); then exec \(quoted) hook \(name); fi
+          exit 0
+        fi
         input=$(mktemp "${TMPDIR:-/tmp}/cohort-\(name).XXXXXX") || exit 1
         trap 'rm -f "$input"' EXIT
         cat > "$input"
-        \(quoted) hook \(name) < "$input"\(verifies ? " || exit 1" : "")
-        chained="$(dirname "$0")/\(chainedName(name))"
-        if [ -x "$chained" ]; then
-          "$chained" "$@" < "$input"\(verifies ? " || exit 1" : "")
+        if \(runsCohort); then
+          \(quoted) hook \(name) < "$input"\(verifies ? " || exit 1" : "")
         fi
+        "$chained" "$@" < "$input"\(verifies ? " || exit 1" : "")
         exit 0
 
         """

@@ -14,13 +14,15 @@ public enum PostReceiveHook {
     /// Names a sinks file that applies to every repository of a server (`cohort serve` sets it to
     /// `<data>/sinks.toml` when that file exists).
     public static let serverSinksVariable = "COHORT_SERVER_SINKS"
+    /// The repository's own sinks file, inside its git directory.
+    public static let repositorySinksFile = "cohort/config.toml"
 
     /// Takes the notices of the pushed branches' new commits into the outbox and delivers. Returns
     /// the sinks' reports (empty when none is configured).
     public static func run(input: Data) async throws -> [NoticeOutbox.Report] {
         let updates = try PreReceiveHook.updates(from: input)
         let repository = try Repository.openFromEnvironment()
-        var files = [repository.gitDirectory.appendingPathComponent("cohort/config.toml")]
+        var files = [repository.gitDirectory.appendingPathComponent(repositorySinksFile)]
         if let serverWide = ProcessInfo.processInfo.environment[serverSinksVariable], !serverWide.isEmpty {
             files.append(URL(fileURLWithPath: serverWide))
         }

@@ -30,7 +30,14 @@ enum CommitPreparation {
     /// Commits one thread prepares in a row.
     static let run = 128
 
-    static func prepare(_ id: ObjectID, in repository: Repository, memo: TreeMemo? = nil) throws -> PreparedCommit {
+    /// Notices one thread opens before a commit's notices are spread over several.
+    static let noticesPerThread = 8
+    /// Notice blobs read (and held) at a time when a commit adds many.
+    static let noticeChunk = 512
+
+    /// Prepares commit `id`; `threads` above 1 opens a commit's many notices on that many threads
+    /// (for a commit prepared on the rules' own thread, where the other cores are otherwise idle).
+    static func prepare(_ id: ObjectID, in repository: Repository, memo: TreeMemo? = nil, threads: Int = 1) throws -> PreparedCommit {
         let commit = try repository.commit(id)
         memo?.note(commit: id, tree: commit.tree)
         let signer = Result { try Self.signer(of: commit) }.mapCohortError()
@@ -50,12 +57,13 @@ enum CommitPreparation {
             }
             return try repository.treeChanges(from: parent, to: mine, maxDepth: 3, maxChanges: HistoryVerifier.maxCohortChanges, memo: memo)
         }.mapCohortError()
-        var notices: [ObjectID: Result<Opened<Notice>, CohortError>] = [:]
+        var added: [(blob: ObjectID, path: String)] = []
         for change in (try? changes.get()) ?? [] where change.kind == .added {
             let path = CohortLayout.folder + "/" + (change.newPath ?? "")
             guard let blob = change.newID, CohortLayout.isNoticePath(path) else { continue }
-            notices[blob] = Result { try openNotice(blob, path: path, in: repository) }.mapCohortError()
+            added.append((blob, path))
         }
+        let notices = openNotices(added, in: repository, threads: threads)
         let paths = Result { try checkPaths(root.get(), parent: parentRoot.get(), in: repository, memo: memo) }.mapCohortError()
         return PreparedCommit(commit: commit, signer: signer, cohortTree: cohortTree, cohortChanges: changes, paths: paths, notices: notices)
     }
@@ -84,16 +92,10 @@ enum CommitPreparation {
         return try proof.root(under: scheme)
     }
 
-    /// Every path the commit adds or changes against its first parent (all of them for a root commit)
-    /// is one git would check out on every platform (`GitPath`). Paths already in the first parent were
-    /// checked when they came in; those under `.cohort/` are pinned to a few exact shapes by the
-    /// state rules, which refuse anything else there.
-    static func checkPaths(of commit: Commit, in repository: Repository) throws {
-        let parent = try commit.parents.first.map { try repository.entries(ofTree: repository.tree(ofCommit: $0)) }
-        try checkPaths(repository.entries(ofTree: commit.tree), parent: parent, in: repository)
-    }
-
-    /// `checkPaths` on root entries already read.
+    /// Every path a commit adds or changes against its first parent (all of them for a root commit)
+    /// is one git would check out on every platform (`GitPath`), from the root entries of the commit's
+    /// tree and its parent's. Paths already in the first parent were checked when they came in; those
+    /// under `.cohort/` are pinned to a few exact shapes by the state rules, which refuse anything else.
     static func checkPaths(_ root: [TreeEntry], parent: [TreeEntry]?, in repository: Repository, memo: TreeMemo? = nil) throws {
         let before = Dictionary((parent ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for entry in root {
@@ -106,13 +108,8 @@ enum CommitPreparation {
         }
     }
 
-    /// The top level of a commit's tree: a `.cohort` folder, and no name that would land on it on
-    /// another file system or appear twice. Returns the `.cohort` tree.
-    static func topLevelCohort(of tree: ObjectID, in repository: Repository) throws -> ObjectID {
-        try topLevelCohort(repository.entries(ofTree: tree))
-    }
-
-    /// `topLevelCohort` on root entries already read.
+    /// The top level of a commit's tree (its root entries): a `.cohort` folder, and no name that would
+    /// land on it on another file system or appear twice. Returns the `.cohort` tree.
     static func topLevelCohort(_ entries: [TreeEntry]) throws -> ObjectID {
         var seen = Set<String>()
         var cohort: TreeEntry?
@@ -135,6 +132,37 @@ enum CommitPreparation {
     static func openNotice(_ blob: ObjectID, path: String, in repository: Repository) throws -> Opened<Notice> {
         try Envelope.open(repository.blob(blob, maxBytes: Notice.maxEnvelopeBytes), as: Notice.self, path: path)
     }
+
+    /// The notices `added`, each opened (its JSON read, its signature checked). The blobs are read on
+    /// this thread, a chunk at a time (a repository handle is never shared between threads); their
+    /// envelopes are opened on up to `threads` threads when there are enough of them.
+    static func openNotices(_ added: [(blob: ObjectID, path: String)], in repository: Repository,
+                            threads: Int) -> [ObjectID: Result<Opened<Notice>, CohortError>] {
+        var notices: [ObjectID: Result<Opened<Notice>, CohortError>] = [:]
+        for start in stride(from: 0, to: added.count, by: noticeChunk) {
+            let chunk = added[start..<min(start + noticeChunk, added.count)].map { item in
+                (item.blob, item.path, Result { try repository.blob(item.blob, maxBytes: Notice.maxEnvelopeBytes) }.mapCohortError())
+            }
+            let open: @Sendable (Int) -> Result<Opened<Notice>, CohortError> = { index in
+                Result { try Envelope.open(chunk[index].2.get(), as: Notice.self, path: chunk[index].1) }.mapCohortError()
+            }
+            let used = min(threads, chunk.count / noticesPerThread)
+            let opened: [Result<Opened<Notice>, CohortError>]
+            if used > 1 {
+                let slots = Slots<Result<Opened<Notice>, CohortError>>(count: chunk.count)
+                DispatchQueue.concurrentPerform(iterations: used) { part in
+                    for index in stride(from: part, to: chunk.count, by: used) { slots.set(index, open(index)) }
+                }
+                opened = slots.values
+            } else {
+                opened = chunk.indices.map(open)
+            }
+            for (index, item) in chunk.enumerated() where notices[item.0] == nil {
+                notices[item.0] = opened[index]
+            }
+        }
+        return notices
+    }
 }
 
 extension Repository {
@@ -150,5 +178,32 @@ extension Result where Failure == any Error {
     /// Keeps `CohortError`s as they are and wraps anything else as `E_GIT`.
     func mapCohortError() -> Result<Success, CohortError> {
         mapError { ($0 as? CohortError) ?? CohortError(.git, "\($0)") }
+    }
+}
+
+/// Results written by several threads, each into slots no other thread writes, read once all are done.
+/// Raw memory, so that no Swift access to a shared array is in progress on two threads at once.
+private final class Slots<Value: Sendable>: @unchecked Sendable {
+    private let count: Int
+    private let storage: UnsafeMutablePointer<Value?>
+
+    init(count: Int) {
+        self.count = count
+        storage = .allocate(capacity: count)
+        storage.initialize(repeating: nil, count: count)
+    }
+
+    deinit {
+        storage.deinitialize(count: count)
+        storage.deallocate()
+    }
+
+    func set(_ index: Int, _ value: Value) {
+        precondition(index >= 0 && index < count)
+        storage[index] = value
+    }
+
+    var values: [Value] {
+        (0..<count).map { storage[$0]! }
     }
 }

@@ -26,6 +26,9 @@ public final class HistoryVerifier {
     /// Commits being prepared ahead, on other threads.
     private var pipelines: [PreparationPipeline] = []
     private var openedNotices: [ObjectID: Result<Opened<Notice>, CohortError>] = [:]
+    /// The trees read on this thread, for commits prepared here rather than ahead (released in
+    /// `deinit`, before the repository they came from).
+    private var memo: TreeMemo? = TreeMemo()
     /// Commits accepted only as a read-only participant replacing their own root.
     private var rotationsOnly = Set<ObjectID>()
 
@@ -36,6 +39,7 @@ public final class HistoryVerifier {
 
     deinit {
         finishPreparing()
+        memo = nil
     }
 
     /// The state as of `commit`: from this run's verification, or read from the commit's tree.
@@ -97,10 +101,11 @@ public final class HistoryVerifier {
     @discardableResult
     public func verify(_ id: ObjectID) throws -> CollaborationState {
         do {
-            let ahead = pipelines.first { $0.contains(id) }?.take(id)
-            if let notices = ahead?.notices { openedNotices.merge(notices) { first, _ in first } }
-            let commit = try ahead?.commit ?? repository.commit(id)
-            let (state, cohortTree) = try check(commit, prepared: ahead)
+            // Prepared ahead on other threads, or here (its notices then opened on every core).
+            let prepared = try pipelines.first { $0.contains(id) }?.take(id)
+                ?? CommitPreparation.prepare(id, in: repository, memo: memo, threads: ProcessInfo.processInfo.activeProcessorCount)
+            openedNotices.merge(prepared.notices) { first, _ in first }
+            let (state, cohortTree) = try check(prepared.commit, prepared: prepared)
             states[id] = state
             cohortTrees[id] = cohortTree
             return state
@@ -115,16 +120,14 @@ public final class HistoryVerifier {
         try CommitPreparation.signer(of: commit)
     }
 
-    private func check(_ commit: Commit, prepared: PreparedCommit?) throws -> (CollaborationState, ObjectID) {
-        let commitSigner = try prepared?.signer.get() ?? CommitPreparation.signer(of: commit)
+    private func check(_ commit: Commit, prepared: PreparedCommit) throws -> (CollaborationState, ObjectID) {
+        let commitSigner = try prepared.signer.get()
         signers[commit.id] = commitSigner
         let signer = commitSigner.root
-        let cohortTree = try prepared?.cohortTree.get() ?? CommitPreparation.topLevelCohort(of: commit.tree, in: repository)
-        try prepared?.paths.get() ?? CommitPreparation.checkPaths(of: commit, in: repository)
+        let cohortTree = try prepared.cohortTree.get()
+        try prepared.paths.get()
         guard !commit.parents.isEmpty else {
-            let changes = try prepared?.cohortChanges.get()
-                ?? repository.treeChanges(from: nil, to: cohortTree, maxDepth: 3, maxChanges: Self.maxCohortChanges)
-            return (try checkGenesis(commit, signer: signer, changes: changes), cohortTree)
+            return (try checkGenesis(commit, signer: signer, changes: prepared.cohortChanges.get()), cohortTree)
         }
         guard commit.parents.count <= Self.maxParents else {
             throw CohortError(.malformed, "a merge of \(commit.parents.count) parents; at most \(Self.maxParents) are accepted")
@@ -143,7 +146,7 @@ public final class HistoryVerifier {
         var transition = StateTransition(verifier: self, commit: commit, signer: signer, participant: current, before: before)
         if baseCohort != cohortTree || commit.parents.count > 1 {
             // Prepared changes are against the first parent: usable when that is the base.
-            let ahead = base.membershipParent == 0 ? try prepared?.cohortChanges.get() : nil
+            let ahead = base.membershipParent == 0 ? try prepared.cohortChanges.get() : nil
             try transition.apply(ahead ?? repository.treeChanges(from: baseCohort, to: cohortTree, maxDepth: 3, maxChanges: Self.maxCohortChanges))
         }
         for (index, other) in commit.parents.enumerated() where index != base.membershipParent {

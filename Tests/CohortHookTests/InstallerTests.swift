@@ -45,6 +45,51 @@ import Testing
         #expect(try server.tip() == nil)
     }
 
+    /// Without a chained hook, git's input goes straight to Cohort, and `post-receive` starts Cohort
+    /// only when a sinks file exists; a chained `post-receive` still gets the input either way.
+    @Test func postReceiveStartsCohortOnlyForSinks() throws {
+        let server = try HookServer(transport: .local, pushOwner: false)
+        let scenario = server.scenario
+        // The hooks call a wrapper that logs each start, then runs Cohort.
+        let log = scenario.temp.path("starts.log")
+        let wrapper = scenario.temp.path("cohort wrapper")
+        try Data("#!/bin/sh\necho \"$*\" >> '\(log.path)'\nexec '\(cohortBinary.path)' \"$@\"\n".utf8).write(to: wrapper)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper.path)
+        _ = try HookInstaller.install(into: server.bare, binary: wrapper, chain: false)
+        func starts() throws -> [String] {
+            guard FileManager.default.fileExists(atPath: log.path) else { return [] }
+            return try String(decoding: Data(contentsOf: log), as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+
+        #expect(try server.push(scenario.owner).status == 0)
+        #expect(try starts() == ["hook pre-receive"])
+
+        // A sinks file: the next push's notices reach it.
+        let jsonl = scenario.temp.path("notices.jsonl")
+        try FileManager.default.createDirectory(at: server.bare.appendingPathComponent("cohort"), withIntermediateDirectories: true)
+        try Data("[[sinks]]\ntype = \"file\"\npath = \"\(jsonl.path)\"\n".utf8)
+            .write(to: server.bare.appendingPathComponent(PostReceiveHook.repositorySinksFile))
+        _ = try scenario.owner.comment(on: "shortbread.md", text: "more butter")
+        let pushed = try server.push(scenario.owner)
+        #expect(pushed.status == 0, "\(pushed.stderr)")
+        #expect(try starts() == ["hook pre-receive", "hook pre-receive", "hook post-receive"])
+        #expect(try String(decoding: Data(contentsOf: jsonl), as: UTF8.self).split(separator: "\n").count == 1)
+
+        // No sinks file, but a chained post-receive: it still reads git's input, Cohort stays out.
+        try FileManager.default.removeItem(at: server.bare.appendingPathComponent(PostReceiveHook.repositorySinksFile))
+        let hooks = server.bare.appendingPathComponent("hooks")
+        let seen = scenario.temp.path("chained.log")
+        try FileManager.default.removeItem(at: hooks.appendingPathComponent("post-receive"))
+        try Data("#!/bin/sh\ncat > '\(seen.path)'\n".utf8).write(to: hooks.appendingPathComponent("post-receive"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hooks.appendingPathComponent("post-receive").path)
+        #expect(try HookInstaller.install(into: server.bare, binary: wrapper, chain: true).map(\.outcome) == [.updated, .chained])
+        _ = try scenario.owner.comment(on: "shortbread.md", text: "less sugar")
+        #expect(try server.push(scenario.owner).status == 0)
+        #expect(try starts().count == 4)
+        let tip = try #require(try server.tip())
+        #expect(try String(decoding: Data(contentsOf: seen), as: UTF8.self).hasSuffix(" \(tip) refs/heads/main\n"))
+    }
+
     @Test func refusesWhatIsNotARepository() throws {
         let temp = try TemporaryDirectory()
         expectCode(.git) { try HookInstaller.install(into: temp.path("nothing"), binary: cohortBinary, chain: false) }

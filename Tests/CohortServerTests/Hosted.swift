@@ -17,8 +17,13 @@ final class Hosted: @unchecked Sendable {
     var temp: TemporaryDirectory { scenario.temp }
     var identifier: String { scenario.identifier }
 
-    init(serverArguments: [String] = [], environment: [String: String] = [:]) throws {
+    /// `serverSinks`: the text of `DATA/sinks.toml`, written before the server starts.
+    init(serverArguments: [String] = [], environment: [String: String] = [:], serverSinks: String? = nil) throws {
         scenario = try Scenario()
+        if let serverSinks {
+            try FileManager.default.createDirectory(at: scenario.temp.path("data"), withIntermediateDirectories: true)
+            try Data(serverSinks.utf8).write(to: scenario.temp.path("data/sinks.toml"))
+        }
         dee = try .make("dee", in: scenario.temp)
         eve = try .make("eve", in: scenario.temp)
         try scenario.owner.addParticipants([dee.card()], settings: ParticipantSettings(permission: .readOnly))

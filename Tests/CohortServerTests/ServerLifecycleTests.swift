@@ -1,4 +1,5 @@
 import CohortCollaboration
+import CohortGit
 import CohortIdentity
 import CohortRemote
 import CohortTestSupport
@@ -65,10 +66,28 @@ struct ServerLifecycleTests {
         #expect(untrusted.status == 1)
         #expect(untrusted.stderr.hasPrefix("error: E_NETWORK: "), "\(untrusted.stderr)")
         #expect(untrusted.stderr.contains("is not trusted here"), "\(untrusted.stderr)")
+        // libgit2 in this process, with the system's certificate authorities (loaded at its first
+        // transfer, not at its initialisation): the self-signed certificate is not trusted either.
+        let systemTrust = Result { try Repository.clone(from: hosted.link, into: temp.path("libgit2")) }
+        guard case .failure(let failure) = systemTrust else { Issue.record("libgit2 trusted a self-signed certificate"); return }
+        #expect(String(describing: failure).lowercased().contains("certificate"), "\(failure)")
         // http:// to a TLS server: said in words, with the way out.
         let plain = hosted.link.replacingOccurrences(of: "https://", with: "http://")
         let wrongScheme = try hosted.cohort(["clone", plain, hosted.temp.path("plain").path], as: hosted.scenario.cy.home, environment: environment)
         expectOneLine(wrongScheme, "E_NETWORK", "try the link with https://")
+    }
+
+    @Test("libgit2's initialisation leaves the system's certificate bundle for the first transfer")
+    func certificateBundleDeferred() throws {
+        GitRuntime.start()
+        // Read to its end: /proc files report no size.
+        let maps = try String(decoding: #require(FileHandle(forReadingAtPath: "/proc/self/maps")).readToEnd() ?? Data(), as: UTF8.self)
+        let bundle = "/etc/ssl/certs/ca-certificates.crt"  // Debian's libgit2: GIT_DEFAULT_CERT_LOCATION
+        if maps.contains("libmbedx509"), FileManager.default.fileExists(atPath: bundle) {
+            #expect(GitRuntime.deferredCertificateBundle == bundle)
+        } else {
+            #expect(GitRuntime.deferredCertificateBundle == nil)
+        }
     }
 
     @Test("a server that is not there, a name that does not resolve, and https:// to a plain server, each in one plain line")

@@ -33,6 +33,25 @@ struct SyncThroughServerTests {
         #expect(FileManager.default.fileExists(atPath: bo.appendingPathComponent("late.md").path))
     }
 
+    @Test("the server-wide sinks file (DATA/sinks.toml) gets the notices of every accepted push")
+    func serverWideSinks() throws {
+        let temp = try TemporaryDirectory()
+        let jsonl = temp.path("server-notices.jsonl")
+        let hosted = try Hosted(serverSinks: "[[sinks]]\ntype = \"file\"\npath = \"\(jsonl.path)\"\n")
+        func lines() throws -> [String] {
+            try String(decoding: Data(contentsOf: jsonl), as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        let published = try lines().count
+        #expect(published > 0)  // the publishing push: the documents created, the participants added
+        let ann = hosted.scenario.owner.directory
+        try Data("500 g flour\nann: salt\n".utf8).write(to: ann.appendingPathComponent("bread/sourdough.md"))
+        let synced = try hosted.cohort(["sync"], as: hosted.scenario.ann.home, in: ann)
+        #expect(synced.status == 0, "\(synced.stderr)")
+        let after = try lines()
+        #expect(after.count == published + 1)
+        #expect(after.last?.contains("bread/sourdough.md") == true, "\(after.last ?? "")")
+    }
+
     @Test("a membership change says it is local until pushed, status shows it, and --push sends it while the folder's edits stay")
     func membershipIsLocalUntilPushed() throws {
         let hosted = try Hosted()

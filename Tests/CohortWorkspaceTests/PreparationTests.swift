@@ -48,6 +48,48 @@ import Testing
         }
     }
 
+    /// One commit adding many notices (a real sync's size): its notices are opened on every core, and
+    /// one among them signed by someone else, or not JSON, refuses that commit as one thread would.
+    @Test func oneCommitWithManyNoticesOpenedOnEveryCore() throws {
+        let scenario = try Scenario()
+        let owner = scenario.owner
+        let ann = try signer(owner.home, in: owner)
+        let bo = try signer(scenario.bo.home, in: owner)
+        func notices(_ count: Int, odd: (index: Int, file: (Notice) throws -> (String, Data))? = nil) throws -> [String: Data] {
+            var files: [String: Data] = [:]
+            for index in 0..<count {
+                let notice = Notice(type: .contentEdited, collaboration: scenario.identifier, actor: ann.root,
+                                    data: ["path": "file-\(index).md"], signer: ann.signer)
+                let (path, data) = try odd?.index == index ? odd!.file(notice) : (notice.path, sealed(notice, by: ann))
+                files[path] = data
+            }
+            return files
+        }
+        let base = try owner.head().commit
+        let good = try forge(owner, signer: ann, files: notices(100))
+        // Bo's notice, well formed and signed by him, in a commit Ann signs.
+        let byBo = try forge(owner, signer: ann, files: notices(100, odd: (57, { _ in
+            let notice = Notice(type: .contentEdited, collaboration: scenario.identifier, actor: bo.root, data: ["path": "x.md"], signer: bo.signer)
+            return (notice.path, try sealed(notice, by: bo))
+        })))
+        try Attacks.point(owner, at: good)
+        let notJSON = try forge(owner, signer: ann, files: notices(40, odd: (31, { notice in
+            (notice.path, try Attacks.envelope(payload: Data("{".utf8), by: ann))
+        })))
+        for (tip, refused, code) in [(byBo, byBo, CohortError.Code.notPermitted), (notJSON, notJSON, .malformed)] {
+            let verifier = HistoryVerifier(repository: owner.repository)
+            let all = try owner.repository.commits(from: tip, hiding: [base])
+            #expect(all.first == good)
+            do {
+                for id in all { try verifier.verify(id) }
+                Issue.record("\(refused.hex) was accepted")
+            } catch let violation as Violation {
+                #expect(violation.commit == refused)
+                #expect(violation.error.code == code, "\(violation.error)")
+            }
+        }
+    }
+
     /// A notices folder past libgit2's 4 KiB cache limit, and commits that change many of its buckets:
     /// the walk reads more trees through the thread's memo than it holds, while the outer folders are
     /// still being read. Prepared on several threads, the answers are those of one.

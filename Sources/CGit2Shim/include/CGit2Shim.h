@@ -23,6 +23,11 @@ int cohort_git_set_mwindow_mapped_limit(size_t bytes);
 
 /// Trusts the certificates in `file` (PEM) for HTTPS remotes, in addition to none other.
 int cohort_git_set_ssl_cert_file(const char *file);
+/* While enabled, libgit2's initialisation only remembers the certificate bundle it would parse
+ * (mbedTLS builds); the remembered path, or NULL. Not thread-safe: around git_libgit2_init and the
+ * first transfer's set-up only. */
+void cohort_git_defer_certificate_bundle(int enabled);
+const char *cohort_git_deferred_certificate_bundle(void);
 
 /// Sets the User-Agent libgit2 sends over HTTP.
 int cohort_git_set_user_agent(const char *agent);
