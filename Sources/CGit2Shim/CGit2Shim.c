@@ -27,36 +27,59 @@ int cohort_git_set_mwindow_mapped_limit(size_t bytes) {
     return git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, bytes);
 }
 
-int cohort_git_set_ssl_cert_file(const char *file) {
-    return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, NULL);
+int cohort_git_set_ssl_cert_locations(const char *file, const char *directory) {
+    return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, directory);
 }
 
 /* libgit2 built with mbedTLS (Debian's) parses the whole system certificate bundle inside
- * git_libgit2_init: about 8 ms, in every process, whether or not it ever opens a connection. This
- * definition takes the place of mbedTLS's for libgit2 (the executable's symbols come first), so that
- * while `deferring` is set the bundle's path is only remembered; the chain stays empty, so a TLS
- * connection made before the bundle is loaded fails its certificate check rather than trusting
- * anything. Outside that window it calls mbedTLS's own function. With a libgit2 built on another TLS
- * library nothing calls it, and nothing is deferred. */
+ * git_libgit2_init: about 8 ms, in every process, whether or not it ever opens a connection. These
+ * definitions take the place of mbedTLS's for libgit2 (the executable's symbols come first), so that
+ * while `deferring` is set the bundle's file or folder is only remembered (the first of each; a folder
+ * is never read file by file, since mbedTLS's own folder loader is not called); the chain stays empty,
+ * so a TLS connection made before the bundle is loaded fails its certificate check rather than trusting
+ * anything. Outside that window they call mbedTLS's own functions. With a libgit2 built on another TLS
+ * library nothing calls them, and nothing is deferred. */
 static int deferring = 0;
-static char *deferred_bundle = NULL;
+static char *deferred_file = NULL;
+static char *deferred_directory = NULL;
+
+static void remember(char **slot, const char *path) {
+    if (*slot == NULL && path != NULL) *slot = strdup(path);
+}
+
+typedef int (*certificate_loader)(void *, const char *);
+
+static int load_with(const char *name, void *chain, const char *path) {
+    certificate_loader load = (certificate_loader)dlsym(RTLD_NEXT, name);
+    return load ? load(chain, path) : -0x2900; /* MBEDTLS_ERR_X509_FILE_IO_ERROR */
+}
 
 int mbedtls_x509_crt_parse_file(void *chain, const char *path) {
     if (deferring) {
-        free(deferred_bundle);
-        deferred_bundle = path ? strdup(path) : NULL;
+        remember(&deferred_file, path);
         return 0;
     }
-    int (*parse)(void *, const char *) = (int (*)(void *, const char *))dlsym(RTLD_NEXT, "mbedtls_x509_crt_parse_file");
-    return parse ? parse(chain, path) : -0x2900; /* MBEDTLS_ERR_X509_FILE_IO_ERROR */
+    return load_with("mbedtls_x509_crt_parse_file", chain, path);
+}
+
+int mbedtls_x509_crt_parse_path(void *chain, const char *path) {
+    if (deferring) {
+        remember(&deferred_directory, path);
+        return 0;
+    }
+    return load_with("mbedtls_x509_crt_parse_path", chain, path);
 }
 
 void cohort_git_defer_certificate_bundle(int enabled) {
     deferring = enabled;
 }
 
-const char *cohort_git_deferred_certificate_bundle(void) {
-    return deferred_bundle;
+const char *cohort_git_deferred_certificate_file(void) {
+    return deferred_file;
+}
+
+const char *cohort_git_deferred_certificate_directory(void) {
+    return deferred_directory;
 }
 
 int cohort_git_set_user_agent(const char *agent) {

@@ -9,6 +9,10 @@ func check(_ result: Int32, _ action: @autoclosure () -> String) throws {
 }
 
 func gitFailure(_ result: Int32, _ action: String) -> CohortError {
-    let detail = git_error_last().flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "libgit2 error \(result)"
-    return CohortError(.git, "\(action): \(detail)")
+    CohortError(.git, "\(action): \(gitMessage(result))")
+}
+
+/// libgit2's message for the failure `result` of the last call on this thread.
+func gitMessage(_ result: Int32) -> String {
+    git_error_last().flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "libgit2 error \(result)"
 }

@@ -1,12 +1,14 @@
 import CGit2
 import CGit2Shim
+import CohortIdentity
 import Foundation
+import Synchronization
 
 /// libgit2's process-wide state, set up once before any repository is touched.
 public enum GitRuntime {
     private static let setUp: Int32 = {
         // Debian's libgit2 (mbedTLS) would parse the system's certificate bundle here; it is loaded
-        // before the first transfer instead (`networkSetUp`).
+        // before the first transfer instead (`startNetwork()`).
         cohort_git_defer_certificate_bundle(1)
         let count = git_libgit2_init()
         cohort_git_defer_certificate_bundle(0)
@@ -20,26 +22,17 @@ public enum GitRuntime {
         return count
     }()
 
-    /// The certificate authorities for HTTPS, loaded only before the first transfer, since reading the
-    /// system's certificate bundle takes about 8 ms in every process, and most commands
-    /// (the hooks among them) never touch the network: `GIT_SSL_CAINFO` when set (the same variable
-    /// git itself reads, for a private authority), else the system bundle libgit2's initialisation
-    /// named and did not parse. Until then libgit2 trusts no certificate at all.
-    private static let networkSetUp: Bool = {
-        start()
-        if let authority = ProcessInfo.processInfo.environment["GIT_SSL_CAINFO"], !authority.isEmpty {
-            _ = cohort_git_set_ssl_cert_file(authority)
-        } else if let bundle = deferredCertificateBundle {
-            _ = cohort_git_set_ssl_cert_file(bundle)
-        }
-        return true
-    }()
+    /// Whether the certificate authorities for HTTPS are loaded: only before the first transfer,
+    /// since reading the system's bundle takes about 8 ms in every process, and most commands (the
+    /// hooks among them) never touch the network. Until then libgit2 trusts no certificate at all.
+    private static let certificatesLoaded = Mutex(false)
 
-    /// The system certificate bundle libgit2's initialisation named and left for `startNetwork()`
-    /// (nil with a libgit2 that loads its certificates another way).
-    public static var deferredCertificateBundle: String? {
+    /// The system's certificate authorities as libgit2's initialisation named them and left them
+    /// unread: a file, a folder, or neither (with a libgit2 that loads its certificates another way).
+    public static var deferredCertificates: (file: String?, directory: String?) {
         start()
-        return cohort_git_deferred_certificate_bundle().map { String(cString: $0) }
+        return (cohort_git_deferred_certificate_file().map { String(cString: $0) },
+                cohort_git_deferred_certificate_directory().map { String(cString: $0) })
     }
 
     /// Runs `body` (one libgit2 call that writes trees from an index) without libgit2 looking up every
@@ -60,8 +53,25 @@ public enum GitRuntime {
     }
 
     /// `start()`, and the certificate authorities for HTTPS: before any clone, fetch or push.
-    static func startNetwork() {
-        _ = networkSetUp
+    /// `GIT_SSL_CAINFO` when set (the same variable git itself reads, for a private authority), else
+    /// the system's. One that cannot be read is an error naming it, and is tried again next time.
+    static func startNetwork() throws {
+        start()
+        try certificatesLoaded.withLock { loaded in
+            guard !loaded else { return }
+            let (file, directory) = deferredCertificates
+            if let authority = ProcessInfo.processInfo.environment["GIT_SSL_CAINFO"], !authority.isEmpty {
+                let result = cohort_git_set_ssl_cert_locations(authority, nil)
+                guard result == 0 else {
+                    throw CohortError(.network, "cannot read the certificate authorities in \(authority) (GIT_SSL_CAINFO): \(gitMessage(result))",
+                                      hint: "point GIT_SSL_CAINFO at a readable PEM file, or unset it to use the system's")
+                }
+            } else if file != nil || directory != nil {
+                try check(cohort_git_set_ssl_cert_locations(file, directory),
+                          "cannot read the system's certificate authorities in \(file ?? directory ?? "")")
+            }
+            loaded = true
+        }
     }
 
     /// The linked libgit2's version, as `major.minor.revision`.

@@ -174,7 +174,7 @@ extension Repository {
     /// default branch.
     public static func clone(from url: String, into directory: URL, checkout: Bool = true,
                              callbacks: RemoteCallbacks = RemoteCallbacks()) throws -> Repository {
-        GitRuntime.startNetwork()
+        try GitRuntime.startNetwork()
         var options = git_clone_options()
         try check(git_clone_options_init(&options, UInt32(GIT_CLONE_OPTIONS_VERSION)), "clone options")
         if !checkout { options.checkout_opts.checkout_strategy = GIT_CHECKOUT_NONE.rawValue }
@@ -219,7 +219,7 @@ extension Repository {
 
     /// Fetches remote `name` with its configured refspecs (remote-tracking branches move).
     public func fetch(remote name: String, callbacks: RemoteCallbacks = RemoteCallbacks()) throws {
-        GitRuntime.startNetwork()
+        try GitRuntime.startNetwork()
         var remote: OpaquePointer?
         try check(git_remote_lookup(&remote, pointer, name), "there is no remote \(name)")
         defer { git_remote_free(remote) }
@@ -234,7 +234,7 @@ extension Repository {
     /// Pushes `refspecs` to remote `name`. Returns the refs the server refused (libgit2 reports a
     /// refused ref as success; the per-ref status is where the refusal is).
     public func push(remote name: String, refspecs: [String], callbacks: RemoteCallbacks = RemoteCallbacks()) throws -> PushResult {
-        GitRuntime.startNetwork()
+        try GitRuntime.startNetwork()
         var remote: OpaquePointer?
         try check(git_remote_lookup(&remote, pointer, name), "there is no remote \(name)")
         defer { git_remote_free(remote) }

@@ -90,7 +90,7 @@ public enum HookInstaller {
         // Git runs push hooks in the git directory with GIT_DIR set (usually "."); config.toml is
         // the repository's sinks file, COHORT_SERVER_SINKS the server's (set only when it exists).
         let runsCohort = verifies ? "true"
-            : "[ -f \"${GIT_DIR:-.}/\(PostReceiveHook.repositorySinksFile)\" ] || [ -n \"${\(PostReceiveHook.serverSinksVariable):-}\" ]"
+            : "[ -e \"${GIT_DIR:-.}/\(PostReceiveHook.repositorySinksFile)\" ] || [ -n \"${\(PostReceiveHook.serverSinksVariable):-}\" ]"
         return """
         #!/bin/sh
         \(marker); changes here are replaced on the next install.
@@ -102,7 +102,7 @@ public enum HookInstaller {
         fi
         input=$(mktemp "${TMPDIR:-/tmp}/cohort-\(name).XXXXXX") || exit 1
         trap 'rm -f "$input"' EXIT
-        cat > "$input"
+        cat > "$input" || exit 1
         if \(runsCohort); then
           \(quoted) hook \(name) < "$input"\(verifies ? " || exit 1" : "")
         fi

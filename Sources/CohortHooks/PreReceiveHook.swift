@@ -8,10 +8,16 @@ public enum PreReceiveHook {
     /// Largest input accepted (1,000 ref updates fit in well under 1 MiB).
     public static let maxInputBytes = 1 << 20
 
-    /// Parses git's `OLD NEW REF` lines.
+    /// Parses git's `OLD NEW REF` lines. Git runs the hooks only for a push that updates something,
+    /// and ends every line with a newline: input that is empty or stops inside a line was cut short
+    /// (a full disk under a chained hook's copy, say), and could leave updates unchecked.
     public static func updates(from input: Data) throws -> [RefUpdate] {
         guard input.count <= maxInputBytes else {
             throw CohortError(.tooLarge, "pre-receive input is larger than \(maxInputBytes) bytes")
+        }
+        guard input.last == UInt8(ascii: "\n") else {
+            throw CohortError(.malformed, input.isEmpty ? "the hook got no ref updates from git" : "the hook's input from git stops inside a line",
+                              hint: "git runs this hook with the push's ref updates on standard input, one line each")
         }
         return try String(decoding: input, as: UTF8.self).split(separator: "\n").map { try RefUpdate(line: $0) }
     }

@@ -63,7 +63,9 @@ enum CommitPreparation {
             guard let blob = change.newID, CohortLayout.isNoticePath(path) else { continue }
             added.append((blob, path))
         }
-        let notices = openNotices(added, in: repository, threads: threads)
+        // A commit whose own signature fails is refused before any notice is read: opening up to
+        // 10,000 envelopes for it first would hand anyone who can push a cheap way to load the server.
+        let notices = (try? signer.get()) == nil ? [:] : openNotices(added, in: repository, threads: threads)
         let paths = Result { try checkPaths(root.get(), parent: parentRoot.get(), in: repository, memo: memo) }.mapCohortError()
         return PreparedCommit(commit: commit, signer: signer, cohortTree: cohortTree, cohortChanges: changes, paths: paths, notices: notices)
     }

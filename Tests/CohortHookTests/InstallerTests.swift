@@ -90,6 +90,27 @@ import Testing
         #expect(try String(decoding: Data(contentsOf: seen), as: UTF8.self).hasSuffix(" \(tip) refs/heads/main\n"))
     }
 
+    /// Input cut short never passes: empty or stopping inside a line, straight to Cohort or through a
+    /// chained hook's copy that cannot be written (a file size limit stands in for a full disk).
+    @Test func inputCutShortIsRefused() throws {
+        let server = try HookServer(transport: .local, pushOwner: true)
+        let tip = try #require(try server.tip())
+        let line = "\(String(repeating: "0", count: 40)) \(tip) refs/heads/other"
+        for input in ["", line] {
+            let result = try run(cohortBinary.path, ["hook", "pre-receive"], in: server.bare, environment: ["GIT_DIR": "."], stdin: Data(input.utf8))
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("E_MALFORMED"), "\(result.stderr)")
+        }
+        let hooks = server.bare.appendingPathComponent("hooks")
+        try FileManager.default.removeItem(at: hooks.appendingPathComponent("pre-receive"))
+        try Data("#!/bin/sh\nexit 0\n".utf8).write(to: hooks.appendingPathComponent("pre-receive"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hooks.appendingPathComponent("pre-receive").path)
+        _ = try HookInstaller.install(into: server.bare, binary: cohortBinary, chain: true)
+        let limited = try run("sh", ["-c", "ulimit -f 0; exec hooks/pre-receive"], in: server.bare, environment: ["GIT_DIR": "."],
+                              stdin: Data((line + "\n").utf8))
+        #expect(limited.status != 0, "\(limited.stderr)")
+    }
+
     @Test func refusesWhatIsNotARepository() throws {
         let temp = try TemporaryDirectory()
         expectCode(.git) { try HookInstaller.install(into: temp.path("nothing"), binary: cohortBinary, chain: false) }

@@ -71,6 +71,11 @@ struct ServerLifecycleTests {
         let systemTrust = Result { try Repository.clone(from: hosted.link, into: temp.path("libgit2")) }
         guard case .failure(let failure) = systemTrust else { Issue.record("libgit2 trusted a self-signed certificate"); return }
         #expect(String(describing: failure).lowercased().contains("certificate"), "\(failure)")
+        // An authority file that cannot be read: named, in one line.
+        let missing = temp.path("no-such-ca.pem").path
+        let unreadable = try hosted.cohort(["clone", hosted.link, hosted.temp.path("unreadable").path], as: hosted.scenario.cy.home,
+                                           environment: ["GIT_SSL_CAINFO": missing])
+        expectOneLine(unreadable, "E_NETWORK", missing)
         // http:// to a TLS server: said in words, with the way out.
         let plain = hosted.link.replacingOccurrences(of: "https://", with: "http://")
         let wrongScheme = try hosted.cohort(["clone", plain, hosted.temp.path("plain").path], as: hosted.scenario.cy.home, environment: environment)
@@ -84,10 +89,11 @@ struct ServerLifecycleTests {
         let maps = try String(decoding: #require(FileHandle(forReadingAtPath: "/proc/self/maps")).readToEnd() ?? Data(), as: UTF8.self)
         let bundle = "/etc/ssl/certs/ca-certificates.crt"  // Debian's libgit2: GIT_DEFAULT_CERT_LOCATION
         if maps.contains("libmbedx509"), FileManager.default.fileExists(atPath: bundle) {
-            #expect(GitRuntime.deferredCertificateBundle == bundle)
+            #expect(GitRuntime.deferredCertificates.file == bundle)
         } else {
-            #expect(GitRuntime.deferredCertificateBundle == nil)
+            #expect(GitRuntime.deferredCertificates.file == nil)
         }
+        #expect(GitRuntime.deferredCertificates.directory == nil)
     }
 
     @Test("a server that is not there, a name that does not resolve, and https:// to a plain server, each in one plain line")

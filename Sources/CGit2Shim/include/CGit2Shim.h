@@ -22,12 +22,12 @@ int cohort_git_set_strict_hash_verification(int enabled);
 int cohort_git_set_mwindow_mapped_limit(size_t bytes);
 
 /// Trusts the certificates in `file` (PEM) for HTTPS remotes, in addition to none other.
-int cohort_git_set_ssl_cert_file(const char *file);
-/* While enabled, libgit2's initialisation only remembers the certificate bundle it would parse
- * (mbedTLS builds); the remembered path, or NULL. Not thread-safe: around git_libgit2_init and the
- * first transfer's set-up only. */
+int cohort_git_set_ssl_cert_locations(const char *file, const char *directory);
+/* While enabled, libgit2's initialisation only remembers the certificate file or folder it would load
+ * (mbedTLS builds); what it named, or NULL. Not thread-safe: around git_libgit2_init only. */
 void cohort_git_defer_certificate_bundle(int enabled);
-const char *cohort_git_deferred_certificate_bundle(void);
+const char *cohort_git_deferred_certificate_file(void);
+const char *cohort_git_deferred_certificate_directory(void);
 
 /// Sets the User-Agent libgit2 sends over HTTP.
 int cohort_git_set_user_agent(const char *agent);
