@@ -15,17 +15,9 @@ bin="$(bash "$scripts/build-release.sh" cohort 2>/dev/null)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export PATH="$bin:$PATH" COHORT_HOME="$work/ann"
+source "$scripts/documents.sh"
 cohort id init --handle ann@example.com --name Ann >/dev/null
-git config --global user.name >/dev/null 2>&1 || export GIT_AUTHOR_NAME=Bench GIT_COMMITTER_NAME=Bench \
-  GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_EMAIL=bench@example.com
-
-mkdir -p "$work/cohort-ws"
-python3 "$scripts/generate-documents.py" "$work/cohort-ws" "$files"
-cohort start "$work/cohort-ws" --title "Benchmark Recipes" >/dev/null 2>&1
-git init -q --bare "$work/cohort.git"
-cohort hook install "$work/cohort.git" >/dev/null
-git -C "$work/cohort-ws" remote add origin "$work/cohort.git"
-cohort sync --workspace "$work/cohort-ws" >/dev/null
+documents_collaboration "$work/cohort-ws" "$work/cohort.git" "$files"
 git clone -q --bare "$work/cohort.git" "$work/plain.git"
 git clone -q "$work/plain.git" "$work/plain-ws"
 # The same collaboration once more, on a remote without the hook: what the client alone costs.

@@ -15,6 +15,8 @@ public final class ServerClient: Sendable {
     private let client = Mutex<HTTPClient?>(nil)
     /// Seconds any one request may take.
     let timeout: Int64
+    /// The PEM file of trusted certificates, when one replaces the system's.
+    private let certificateAuthority: String?
 
     var http: HTTPClient {
         client.withLock { client in
@@ -31,6 +33,9 @@ public final class ServerClient: Sendable {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let certificateAuthority, !certificateAuthority.isEmpty {
             tls.trustRoots = .file(certificateAuthority)
+            self.certificateAuthority = certificateAuthority
+        } else {
+            self.certificateAuthority = nil
         }
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
         configuration.timeout = .init(connect: .seconds(5), read: .seconds(timeout))
@@ -109,6 +114,11 @@ public final class ServerClient: Sendable {
         } catch let error as CohortError {
             throw error
         } catch {
+            // BoringSSL only says the connection failed: name the file it could not read.
+            if let certificateAuthority, url.lowercased().hasPrefix("https:"), !FileManager.default.isReadableFile(atPath: certificateAuthority) {
+                throw CohortError(.network, "cannot read the certificate authorities in \(certificateAuthority) (GIT_SSL_CAINFO)",
+                                  hint: "point GIT_SSL_CAINFO at a readable PEM file, or unset it to use the system's")
+            }
             throw NetworkFailure.error(error, url: url)
         }
     }
