@@ -56,8 +56,8 @@ fuzz: fuzz-build
 demo: build
 	bash Scripts/demo.sh $(DEMO_FLAGS)
 
-## bench: the identity benchmark (release build)
-bench: release
+## bench: the identity benchmark (release build, as `make release` makes it)
+bench: deps
 	@"$$(SWIFT=$(SWIFT) bash Scripts/build-release.sh cohort-bench)/cohort-bench" identity
 
 ## docs: the shell completions and the man page, generated from the command definitions

@@ -58,7 +58,6 @@ one() {  # one cohort|git REPOSITORY: a clone into a fresh folder through git da
   [ "$(git -C "$target" rev-parse HEAD)" = "$(git --git-dir "$2" rev-parse main)" ] || { echo "$1 clone is not at main" >&2; exit 1; }
   elapsed "$start" "$end"
 }
-spread() { sort -g | awk '{ v[NR] = $1 } END { printf "%.3f–%.3f", v[1], v[NR] }'; }
 
 printf '\n| clone (median of %d, after a warm-up round) | git clone (s) | spread | cohort clone (s) | spread | cohort / git |\n|---|---:|---:|---:|---:|---:|\n' "$rounds"
 for name in documents history; do

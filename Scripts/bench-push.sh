@@ -9,7 +9,6 @@
 #   bash Scripts/bench-push.sh [COMMITS] [ROUNDS]        (defaults 10000, 5)
 source "$(dirname "$0")/generated-history.sh" "${1:-10000}"
 rounds=${2:-5}
-spread() { sort -g | awk '{ v[NR] = $1 } END { printf "%.3f–%.3f", v[1], v[NR] }'; }
 
 push_into_fresh() {  # push_into_fresh hook|plain: one push of the history into a new bare repository, in seconds
   rm -rf "$work/server.git"

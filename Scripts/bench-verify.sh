@@ -12,7 +12,6 @@ timed() {  # timed COMMAND…: wall-clock seconds of one run
   start=$(now); "$@" >/dev/null || { echo "failed: $*" >&2; exit 1; }; end=$(now)
   elapsed "$start" "$end"
 }
-spread() { sort -g | awk -v f="${1:-%.3f}" '{ v[NR] = $1 } END { printf f "–" f, v[1], v[NR] }'; }
 
 notices=$(git ls-tree -r --name-only HEAD .cohort/notices | wc -l)
 signatures=$((total + notices))

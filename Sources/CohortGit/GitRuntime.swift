@@ -62,16 +62,23 @@ public enum GitRuntime {
             let (file, directory) = deferredCertificates
             if let authority = ProcessInfo.processInfo.environment["GIT_SSL_CAINFO"], !authority.isEmpty {
                 let result = cohort_git_set_ssl_cert_locations(authority, nil)
-                guard result == 0 else {
-                    throw CohortError(.network, "cannot read the certificate authorities in \(authority) (GIT_SSL_CAINFO): \(gitMessage(result))",
-                                      hint: "point GIT_SSL_CAINFO at a readable PEM file, or unset it to use the system's")
-                }
+                guard result == 0 else { throw unreadableAuthority(authority, detail: gitMessage(result)) }
             } else if file != nil || directory != nil {
-                try check(cohort_git_set_ssl_cert_locations(file, directory),
-                          "cannot read the system's certificate authorities in \(file ?? directory ?? "")")
+                let result = cohort_git_set_ssl_cert_locations(file, directory)
+                guard result == 0 else {
+                    throw CohortError(.network, "cannot read the system's certificate authorities in \(file ?? directory ?? ""): \(gitMessage(result))",
+                                      hint: "reinstall the ca-certificates package, or set GIT_SSL_CAINFO to a PEM file of the authorities to trust")
+                }
             }
             loaded = true
         }
+    }
+
+    /// `GIT_SSL_CAINFO` names `path`, which cannot be read (`detail`: why, when known): for libgit2
+    /// and for Cohort's own HTTP client alike.
+    public static func unreadableAuthority(_ path: String, detail: String? = nil) -> CohortError {
+        CohortError(.network, "cannot read the certificate authorities in \(path) (GIT_SSL_CAINFO)" + (detail.map { ": \($0)" } ?? ""),
+                    hint: "point GIT_SSL_CAINFO at a readable PEM file, or unset it to use the system's")
     }
 
     /// The linked libgit2's version, as `major.minor.revision`.

@@ -29,14 +29,17 @@ extension Repository {
         // With a progress callback, git reports "Writing objects: 45% (9/20), 1.20 MiB | …" as it sends.
         let run = try GitCommand.run(["push", "--porcelain"] + (progress == nil ? [] : ["--progress"]) + [remote] + refspecs,
                                      in: directory, git: git, errorOutput: progress.map(Self.pushProgressReader))
-        let stderr = String(decoding: run.errors.prefix(64 << 10), as: UTF8.self)
-        // The hooks' lines; git's own progress ("Resolving deltas: 50% (1/2)", redrawn after \r) is not a message.
-        let lines: [Substring] = stderr.split(whereSeparator: \.isNewline)
+        let stderr = String(decoding: run.errors, as: UTF8.self)
+        // The hooks' lines, at most 64 KiB of them; git's own progress ("Resolving deltas: 50% (1/2)",
+        // redrawn after \r) is not a message, and is dropped before the cap so that a long push's
+        // progress never crowds out the hook's reasons, which come after it.
         var messages: [String] = []
-        for line in lines where line.hasPrefix("remote: ") {
+        var kept = 0
+        for line in stderr.split(whereSeparator: \.isNewline) where line.hasPrefix("remote: ") && kept < 64 << 10 {
             let text = line.dropFirst("remote: ".count).trimmingCharacters(in: .whitespaces)
             if !text.isEmpty, text.range(of: #"^[A-Za-z][A-Za-z ]*: +[0-9]+% \("#, options: .regularExpression) == nil {
                 messages.append(text)
+                kept += text.utf8.count
             }
         }
         var refused: [PushRefusal] = []

@@ -13,13 +13,12 @@ extension Repository {
 
     /// The full name of the branch HEAD points at (`refs/heads/main`), born or not.
     public func headBranch() throws -> String {
-        var reference: OpaquePointer?
-        try check(git_reference_lookup(&reference, pointer, "HEAD"), "cannot read HEAD")
-        defer { git_reference_free(reference) }
-        guard let target = git_reference_symbolic_target(reference) else {
-            throw CohortError(.git, "HEAD is detached", hint: "check out a branch first")
+        let head = try headTarget()
+        guard head.branch != nil || head.commit != nil else {
+            throw CohortError(.git, "cannot read HEAD: the repository has no HEAD file", hint: "check the repository with `git status`")
         }
-        return String(cString: target)
+        guard let branch = head.branch else { throw CohortError(.git, "HEAD is detached", hint: "check out a branch first") }
+        return branch
     }
 
     /// Points `name` at `id`, only if it still points at `expected` (nil: only if it does not exist),

@@ -38,7 +38,8 @@ public enum PostReceiveHook {
         let outbox = try NoticeOutbox(directory: repository.gitDirectory.appendingPathComponent("cohort/outbox"))
         // Actors by handle as the pushed main names them (the hook verified it before it landed).
         var handles: [String: String] = [:]
-        if let main = try? repository.resolve(CohortLayout.defaultBranch), let state = try? HistoryVerifier(repository: repository).state(at: main) {
+        if let main = try? repository.resolve(CohortLayout.defaultBranch),
+           let state = try? CollaborationState(repository: repository, tree: repository.tree(ofCommit: main)) {
             handles = state.membership.everyHandle
         }
         try outbox.accept(repository.noticesAdded(by: commits), handles: handles)

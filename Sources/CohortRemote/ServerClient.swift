@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CohortCollaboration
+import CohortGit
 import CohortIdentity
 import Foundation
 import NIOCore
@@ -116,8 +117,7 @@ public final class ServerClient: Sendable {
         } catch {
             // BoringSSL only says the connection failed: name the file it could not read.
             if let certificateAuthority, url.lowercased().hasPrefix("https:"), !FileManager.default.isReadableFile(atPath: certificateAuthority) {
-                throw CohortError(.network, "cannot read the certificate authorities in \(certificateAuthority) (GIT_SSL_CAINFO)",
-                                  hint: "point GIT_SSL_CAINFO at a readable PEM file, or unset it to use the system's")
+                throw GitRuntime.unreadableAuthority(certificateAuthority)
             }
             throw NetworkFailure.error(error, url: url)
         }

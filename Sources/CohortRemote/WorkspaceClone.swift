@@ -81,10 +81,9 @@ extension Workspace {
             let workspace = try Workspace(repository: repository, home: home)
             try adoptRemoteMain(repository)
             let head = try workspace.head()
-            if let progress = callbacks.progress {
-                progress(TransferProgress(.verifying, current: try repository.commits(from: head.commit, hiding: []).count))
+            let report = try repository.verifyHistory(to: head.commit) { count in
+                callbacks.progress?(TransferProgress(.verifying, current: count))
             }
-            let report = try repository.verifyHistory(to: head.commit)
             callbacks.progress?(TransferProgress(.checkingOut))
             try repository.checkoutHeadIntoEmptyFolder()
             let state = try workspace.state()

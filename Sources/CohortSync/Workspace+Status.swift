@@ -115,11 +115,12 @@ extension Workspace {
     /// The membership change at `head` that `upstream` lacks (read from both trees; only when the
     /// members file differs).
     func unpublishedMembership(head: ObjectID, upstream: ObjectID) throws -> MembershipDelta? {
-        let here = try repository.entry(at: CohortLayout.members, inTree: repository.tree(ofCommit: head))
-        let there = try repository.entry(at: CohortLayout.members, inTree: repository.tree(ofCommit: upstream))
+        let (headTree, upstreamTree) = (try repository.tree(ofCommit: head), try repository.tree(ofCommit: upstream))
+        let here = try repository.entry(at: CohortLayout.members, inTree: headTree)
+        let there = try repository.entry(at: CohortLayout.members, inTree: upstreamTree)
         guard here?.id != there?.id else { return nil }
-        let verifier = HistoryVerifier(repository: repository)
-        return try MembershipDelta.between(verifier.state(at: upstream).membership, verifier.state(at: head).membership)
+        return try MembershipDelta.between(CollaborationState(repository: repository, tree: upstreamTree).membership,
+                                           CollaborationState(repository: repository, tree: headTree).membership)
     }
 
     /// The conflict copies in the folder, committed or not (one walk, `.git` skipped), sorted.

@@ -80,7 +80,7 @@ extension Repository {
 
 extension CollaborationState {
     /// The state of `tree`, its files read and their signatures checked (`openCohortFiles`).
-    init(repository: Repository, tree: ObjectID) throws {
+    public init(repository: Repository, tree: ObjectID) throws {
         let (collaboration, collaborationBlob, membership, membersBlob) = try repository.openCohortFiles(tree: tree)
         try self.init(collaboration: collaboration, collaborationBlob: collaborationBlob, membership: membership, membersBlob: membersBlob)
     }

@@ -19,6 +19,10 @@ struct PreparedCommit: Sendable {
     let cohortChanges: Result<[Change], CohortError>
     /// Whether every path the commit adds or changes (against its first parent) is one git checks out.
     let paths: Result<Void, CohortError>
+    /// The notices the commit adds, by blob and path.
+    let added: [(blob: ObjectID, path: String)]
+    /// Those notices opened ahead (on a pipeline's thread), or empty: the rules then open them
+    /// once the signer is known to be a participant (`HistoryVerifier.openAdded`).
     let notices: [ObjectID: Result<Opened<Notice>, CohortError>]
 }
 
@@ -35,12 +39,18 @@ enum CommitPreparation {
     /// Notice blobs read (and held) at a time when a commit adds many.
     static let noticeChunk = 512
 
-    /// Prepares commit `id`; `threads` above 1 opens a commit's many notices on that many threads
-    /// (for a commit prepared on the rules' own thread, where the other cores are otherwise idle).
-    static func prepare(_ id: ObjectID, in repository: Repository, memo: TreeMemo? = nil, threads: Int = 1) throws -> PreparedCommit {
+    /// Prepares commit `id`, opening the notices it adds only with `openingNotices` (ahead, on a
+    /// pipeline's thread). A commit whose own signature fails is prepared no further: the rules refuse
+    /// it for that first, and reading its trees and envelopes would only hand whoever pushes it a
+    /// cheap way to load the server.
+    static func prepare(_ id: ObjectID, in repository: Repository, memo: TreeMemo? = nil, openingNotices: Bool) throws -> PreparedCommit {
         let commit = try repository.commit(id)
         memo?.note(commit: id, tree: commit.tree)
         let signer = Result { try Self.signer(of: commit) }.mapCohortError()
+        if case .failure(let refusal) = signer {
+            return PreparedCommit(commit: commit, signer: signer, cohortTree: .failure(refusal), cohortChanges: .failure(refusal),
+                                  paths: .failure(refusal), added: [], notices: [:])
+        }
         // Each root tree is read once: for the `.cohort` folders and for the paths.
         let root = Result { try repository.entries(ofTree: commit.tree, memo: memo) }.mapCohortError()
         let parentRoot = Result { try commit.parents.first.map { parent in
@@ -63,11 +73,10 @@ enum CommitPreparation {
             guard let blob = change.newID, CohortLayout.isNoticePath(path) else { continue }
             added.append((blob, path))
         }
-        // A commit whose own signature fails is refused before any notice is read: opening up to
-        // 10,000 envelopes for it first would hand anyone who can push a cheap way to load the server.
-        let notices = (try? signer.get()) == nil ? [:] : openNotices(added, in: repository, threads: threads)
+        let notices = openingNotices ? openNotices(added, in: repository, threads: 1) : [:]
         let paths = Result { try checkPaths(root.get(), parent: parentRoot.get(), in: repository, memo: memo) }.mapCohortError()
-        return PreparedCommit(commit: commit, signer: signer, cohortTree: cohortTree, cohortChanges: changes, paths: paths, notices: notices)
+        return PreparedCommit(commit: commit, signer: signer, cohortTree: cohortTree, cohortChanges: changes, paths: paths,
+                              added: added, notices: notices)
     }
 
     /// The commit's signature verified over its bytes, and its trailer's proof for the same key folded.

@@ -26,6 +26,8 @@ public final class HistoryVerifier {
     /// Commits being prepared ahead, on other threads.
     private var pipelines: [PreparationPipeline] = []
     private var openedNotices: [ObjectID: Result<Opened<Notice>, CohortError>] = [:]
+    /// Threads that prepare commits ahead and open a commit's notices (`prepare` sets it).
+    private var threads = ProcessInfo.processInfo.activeProcessorCount
     /// The trees read on this thread, for commits prepared here rather than ahead (released in
     /// `deinit`, before the repository they came from).
     private var memo: TreeMemo? = TreeMemo()
@@ -80,6 +82,7 @@ public final class HistoryVerifier {
     /// in their order, so that `verify` (called in the same order) mostly applies the rules while the
     /// next commits are prepared. Worth it for long histories; results are the same.
     public func prepare(_ ids: [ObjectID], threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
+        self.threads = threads
         guard threads > 1, ids.count >= CommitPreparation.minimumBatch else { return }
         pipelines.append(PreparationPipeline(ids, origin: repository.origin, threads: threads))
     }
@@ -101,9 +104,10 @@ public final class HistoryVerifier {
     @discardableResult
     public func verify(_ id: ObjectID) throws -> CollaborationState {
         do {
-            // Prepared ahead on other threads, or here (its notices then opened on every core).
+            // Prepared ahead on other threads, or here (its notices then opened by the rules, on
+            // every core, once its signer is known to be a participant: `openAdded`).
             let prepared = try pipelines.first { $0.contains(id) }?.take(id)
-                ?? CommitPreparation.prepare(id, in: repository, memo: memo, threads: ProcessInfo.processInfo.activeProcessorCount)
+                ?? CommitPreparation.prepare(id, in: repository, memo: memo, openingNotices: false)
             openedNotices.merge(prepared.notices) { first, _ in first }
             let (state, cohortTree) = try check(prepared.commit, prepared: prepared)
             states[id] = state
@@ -114,10 +118,11 @@ public final class HistoryVerifier {
         }
     }
 
-    /// The signer of a commit: its sshsig signature verified over the commit's bytes, and the
-    /// trailer's proof for the same key folded to a root.
-    public func signer(of commit: Commit) throws -> CommitSigner {
-        try CommitPreparation.signer(of: commit)
+    /// Opens the notices `prepared` adds that were not opened ahead, on `threads` threads: called once
+    /// the commit's signer may commit here, so that a stranger's commit costs no envelope at all.
+    private func openAdded(_ prepared: PreparedCommit) {
+        guard prepared.notices.isEmpty, !prepared.added.isEmpty else { return }
+        openedNotices.merge(CommitPreparation.openNotices(prepared.added, in: repository, threads: threads)) { first, _ in first }
     }
 
     private func check(_ commit: Commit, prepared: PreparedCommit) throws -> (CollaborationState, ObjectID) {
@@ -127,7 +132,7 @@ public final class HistoryVerifier {
         let cohortTree = try prepared.cohortTree.get()
         try prepared.paths.get()
         guard !commit.parents.isEmpty else {
-            return (try checkGenesis(commit, signer: signer, changes: prepared.cohortChanges.get()), cohortTree)
+            return (try checkGenesis(prepared, signer: signer), cohortTree)
         }
         guard commit.parents.count <= Self.maxParents else {
             throw CohortError(.malformed, "a merge of \(commit.parents.count) parents; at most \(Self.maxParents) are accepted")
@@ -141,6 +146,7 @@ public final class HistoryVerifier {
         let base = try MergeBase(commit: commit, states: parentStates)
         let before = base.state
         let current = try before.requireParticipant(signer)
+        openAdded(prepared)
 
         let baseCohort = try cohortFolder(of: commit.parents[base.membershipParent])
         var transition = StateTransition(verifier: self, commit: commit, signer: signer, participant: current, before: before)
@@ -215,7 +221,9 @@ public final class HistoryVerifier {
         return entry.id
     }
 
-    private func checkGenesis(_ commit: Commit, signer: RootHash, changes: [Change]) throws -> CollaborationState {
+    private func checkGenesis(_ prepared: PreparedCommit, signer: RootHash) throws -> CollaborationState {
+        let commit = prepared.commit
+        let changes = try prepared.cohortChanges.get()
         if let expectedGenesis, expectedGenesis != commit.id {
             throw CohortError(.notPermitted, "a collaboration has one genesis commit, \(expectedGenesis.hex); this is another",
                               hint: "base your work on the collaboration's history")
@@ -228,6 +236,7 @@ public final class HistoryVerifier {
         guard signer == owner else {
             throw CohortError(.notPermitted, "the genesis commit is signed by root \(signer.hex), not by the owner")
         }
+        openAdded(prepared)
         if let expectedIdentifier, collaboration.value.identifier != expectedIdentifier {
             throw CohortError(.notPermitted, "this history is collaboration \(collaboration.value.identifier), the repository holds \(expectedIdentifier)")
         }

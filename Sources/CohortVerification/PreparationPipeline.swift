@@ -68,7 +68,7 @@ final class PreparationPipeline: @unchecked Sendable {
             guard start < ids.count else { return }
             for position in start..<min(start + CommitPreparation.run, ids.count) {
                 guard !cancelled.load(ordering: .relaxed) else { return }
-                let prepared = handle.flatMap { try? CommitPreparation.prepare(ids[position], in: $0, memo: memo) }
+                let prepared = handle.flatMap { try? CommitPreparation.prepare(ids[position], in: $0, memo: memo, openingNotices: true) }
                 condition.lock()
                 done[position] = .some(prepared)
                 if awaited == position { condition.broadcast() }

@@ -149,7 +149,7 @@ public final class PushVerifier {
         } else {
             // A server registers a collaboration before its first push and pins it in the config.
             verifier.expectedIdentifier = try repository.configString(Self.identifierKey)
-            verifier.expectedGenesis = try repository.configString(Self.genesisKey).map { try ObjectID(hex: $0) }
+            verifier.expectedGenesis = pinned
         }
         let current = try held.map { try verifier.state(at: $0) }
         var verified = Set<ObjectID>()

@@ -15,12 +15,14 @@ public struct VerificationReport: Sendable {
 extension Repository {
     /// Re-verifies the history of `tip` by the rules, skipping commits remembered as verified, and
     /// remembers the newly verified ones (also when a later commit fails). Throws the first `Violation`.
-    public func verifyHistory(to tip: ObjectID) throws -> VerificationReport {
+    /// `counted` hears the number of commits in the history once it is known, before any is checked.
+    public func verifyHistory(to tip: ObjectID, counted: ((Int) -> Void)? = nil) throws -> VerificationReport {
         let memory = VerifiedCommits(repository: self)
         let verifier = HistoryVerifier(repository: self)
         var checked: [ObjectID] = []
         defer { try? memory.remember(checked) }
         let all = try commits(from: tip)
+        counted?(all.count)
         let known = memory.load()
         // Remembered commits are skipped, the genesis among them: the one root on the tip's
         // first-parent line is the collaboration's, and any other root met in the walk is refused.

@@ -27,6 +27,5 @@ func ecdsaFloor(seconds: Double, threads: Int) -> Double {
         }
         total.add(done, ordering: .relaxed)
     }
-    let elapsed = start.duration(to: clock.now)
-    return Double(total.load(ordering: .relaxed)) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    return Double(total.load(ordering: .relaxed)) / cohort_bench.seconds(start.duration(to: clock.now))
 }

@@ -18,9 +18,6 @@ func sinkBenchmark(directory: URL, count: Int, webhook: String, secret: String) 
         (0..<n).map { Notice(type: .contentEdited, collaboration: "bench", actor: tree.root, data: ["path": "file-\($0).md"], signer: signer) }
     }
     let clock = ContinuousClock()
-    func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
     func rate(_ n: Int, _ body: () async throws -> Void) async rethrows -> Double {
         let start = clock.now
         try await body()

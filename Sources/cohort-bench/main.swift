@@ -27,6 +27,11 @@ struct Settings {
     }
 }
 
+/// `duration` in seconds.
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
 /// Runs `body` repeatedly for about `seconds`; returns operations per second.
 func rate(seconds: Double, batch: Int, _ body: () throws -> Void) rethrows -> Double {
     let clock = ContinuousClock()
@@ -35,8 +40,7 @@ func rate(seconds: Double, batch: Int, _ body: () throws -> Void) rethrows -> Do
     while true {
         for _ in 0..<batch { try body() }
         operations += batch
-        let elapsed = start.duration(to: clock.now)
-        let secs = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let secs = cohort_bench.seconds(start.duration(to: clock.now))
         if secs >= seconds { return Double(operations) / secs }
     }
 }

@@ -28,9 +28,9 @@ enum Seeds {
         let file = CollaborationFile(identifier: identifier, localIdentifier: identifier, title: "Baking Recipes",
                                      initiator: .init(handle: card.handle, name: card.name), salt: context.salt, owner: signer.root,
                                      shareOptions: .defaults(), createdAt: Date(timeIntervalSince1970: 0), signer: signer.signer)
-        seeds[.envelope] = [try Envelope.seal(notice, by: signer).fileData(), try Envelope.seal(members, by: signer).fileData(),
-                            try Envelope.seal(file, by: signer).fileData()]
         let sealedNotice = try Envelope.seal(notice, by: signer)
+        seeds[.envelope] = [try sealedNotice.fileData(), try Envelope.seal(members, by: signer).fileData(),
+                            try Envelope.seal(file, by: signer).fileData()]
         seeds[.json] = [Data(base64Encoded: sealedNotice.payload) ?? Data(), sealedNotice.fileData()]
 
         let message = CommitTrailer.append(to: "Add bread", scheme: signer.root.scheme, proof: signer.proof)

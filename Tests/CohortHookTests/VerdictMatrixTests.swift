@@ -298,6 +298,47 @@ import Testing
 
     // 4. Signature placement.
 
+    /// A sync-sized commit (100 notices, made with Bo's real key outside `cohort commit`) with one
+    /// notice signed by Cy, checked on every core when the push is short: one verdict everywhere, at
+    /// that commit, and the owner's sync keeps every byte when it was forced onto the server.
+    @Test func aSyncSizedCommitWithOneForeignNoticeIsRefused() throws {
+        let (server, bo, good) = try cloned(by: \.bo)
+        let scenario = server.scenario
+        let me = try signer(scenario.bo.home, in: bo)
+        let cy = try signer(scenario.cy.home, in: bo)
+        let attack = try forge(bo, signer: me, files: Attacks.noticeFiles(100, by: me, in: scenario.identifier, odd: (63, { _ in
+            let notice = Notice(type: .contentEdited, collaboration: scenario.identifier, actor: cy.root, data: ["path": "x.md"], signer: cy.signer)
+            return (notice.path, try Envelope.seal(notice, by: cy).fileData())
+        })))
+        try expectOneVerdict(server, bo, home: scenario.bo.home, attack: attack, good: good, code: .notPermitted, at: attack)
+        try expectSyncRefuses(server, bo, attack: attack, code: .notPermitted)
+    }
+
+    /// The same commit's 100 notices, all Bo's and well formed, under a commit signed with Cy's key
+    /// and Bo's proof: refused for its signature (its notices are never opened), the same everywhere;
+    /// a stranger's commit of 100 notices likewise; and the first as the side of a merge Bo signs
+    /// properly, refused at that side commit.
+    @Test func manyNoticesUnderAnotherParticipantsSignatureAreRefused() throws {
+        let (server, bo, good) = try cloned(by: \.bo)
+        let scenario = server.scenario
+        let me = try signer(scenario.bo.home, in: bo)
+        let files = try Attacks.noticeFiles(100, by: me, in: scenario.identifier)
+        let attack = try forge(bo, signer: signer(scenario.cy.home, in: bo), files: files, trailer: me)
+        try expectOneVerdict(server, bo, home: scenario.bo.home, attack: attack, good: good, code: .badSignature, at: attack)
+
+        // A stranger's own key and proof, and 100 notices they signed: refused for who signed, with
+        // none of the notices opened.
+        try Attacks.point(bo, at: good)
+        let eve = try signer(TestPerson.make("eve", in: scenario.temp).home, in: bo)
+        let stranger = try forge(bo, signer: eve, files: Attacks.noticeFiles(100, by: eve, in: scenario.identifier))
+        try expectOneVerdict(server, bo, home: scenario.bo.home, attack: stranger, good: good, code: .unknownRoot, at: stranger)
+
+        try Attacks.point(bo, at: good)
+        let mine = try forge(bo, signer: me, files: ["mine.md": Data("mine\n".utf8)])
+        let merge = try commitTree(bo, tree: bo.repository.tree(ofCommit: attack), parents: [mine, attack], signer: me)
+        try expectOneVerdict(server, bo, home: scenario.bo.home, attack: merge, good: good, code: .badSignature, at: attack)
+    }
+
     @Test func signatureInTheMessageBodyIsRefused() throws {
         let (server, bo, good, tree) = try boAddingFile("x.md")
         let scenario = server.scenario

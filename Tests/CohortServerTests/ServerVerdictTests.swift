@@ -110,6 +110,27 @@ struct ServerVerdictTests {
         #expect(try run("git", ["--git-dir", bare.path, "rev-parse", "--verify", "-q", "refs/heads/bo-work"], in: hosted.temp.url).status != 0)
     }
 
+    @Test("a sync-sized commit with one notice signed by someone else is refused over HTTP at that commit, and cohort verify agrees")
+    func foreignNoticeInASyncSizedCommitRefusedByTheServer() throws {
+        let hosted = try Hosted()
+        let scenario = hosted.scenario
+        let folder = hosted.temp.path("bo")
+        #expect(try hosted.cohort(["clone", hosted.link, folder.path], as: scenario.bo.home).status == 0)
+        let bo = try Workspace(containing: folder, home: scenario.bo.home)
+        let tip = try bo.head().commit
+        let me = try signer(scenario.bo.home, in: bo)
+        let cy = try signer(scenario.cy.home, in: bo)
+        let attack = try forge(bo, signer: me, files: Attacks.noticeFiles(100, by: me, in: scenario.identifier, odd: (12, { _ in
+            let notice = Notice(type: .contentEdited, collaboration: scenario.identifier, actor: cy.root, data: ["path": "x.md"], signer: cy.signer)
+            return (notice.path, try Envelope.seal(notice, by: cy).fileData())
+        })))
+        let pushed = try hosted.git(["push", "origin", "main"], as: scenario.bo.home, in: folder)
+        #expect(pushed.status != 0)
+        #expect(pushed.stderr.contains("rejected \(attack.hex) (refs/heads/main): E_NOT_PERMITTED"), "\(pushed.stderr)")
+        #expect(try hosted.serverTip() == tip.hex)
+        expectViolation(.notPermitted, in: bo, at: attack)
+    }
+
     @Test("a relay that forwards requests unchanged gets 421 for everything; one that rewrites Host gets nothing signed")
     func relaysGetNothing() throws {
         let hosted = try Hosted()

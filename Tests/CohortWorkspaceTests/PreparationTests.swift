@@ -55,25 +55,15 @@ import Testing
         let owner = scenario.owner
         let ann = try signer(owner.home, in: owner)
         let bo = try signer(scenario.bo.home, in: owner)
-        func notices(_ count: Int, odd: (index: Int, file: (Notice) throws -> (String, Data))? = nil) throws -> [String: Data] {
-            var files: [String: Data] = [:]
-            for index in 0..<count {
-                let notice = Notice(type: .contentEdited, collaboration: scenario.identifier, actor: ann.root,
-                                    data: ["path": "file-\(index).md"], signer: ann.signer)
-                let (path, data) = try odd?.index == index ? odd!.file(notice) : (notice.path, sealed(notice, by: ann))
-                files[path] = data
-            }
-            return files
-        }
         let base = try owner.head().commit
-        let good = try forge(owner, signer: ann, files: notices(100))
+        let good = try forge(owner, signer: ann, files: Attacks.noticeFiles(100, by: ann, in: scenario.identifier))
         // Bo's notice, well formed and signed by him, in a commit Ann signs.
-        let byBo = try forge(owner, signer: ann, files: notices(100, odd: (57, { _ in
+        let byBo = try forge(owner, signer: ann, files: Attacks.noticeFiles(100, by: ann, in: scenario.identifier, odd: (57, { _ in
             let notice = Notice(type: .contentEdited, collaboration: scenario.identifier, actor: bo.root, data: ["path": "x.md"], signer: bo.signer)
             return (notice.path, try sealed(notice, by: bo))
         })))
         try Attacks.point(owner, at: good)
-        let notJSON = try forge(owner, signer: ann, files: notices(40, odd: (31, { notice in
+        let notJSON = try forge(owner, signer: ann, files: Attacks.noticeFiles(40, by: ann, in: scenario.identifier, odd: (31, { notice in
             (notice.path, try Attacks.envelope(payload: Data("{".utf8), by: ann))
         })))
         for (tip, refused, code) in [(byBo, byBo, CohortError.Code.notPermitted), (notJSON, notJSON, .malformed)] {

@@ -90,4 +90,19 @@ public enum Attacks {
         text.removeLast()
         return Data((text + #","type":"\#(second.rawValue)"}"#).utf8)
     }
+
+    /// The files of `count` content.edited notices signed by `signer` (a sync of that many edits, made
+    /// outside `cohort commit`), keyed by path; at `odd.index`, `odd.file` gives the path and bytes
+    /// written instead of that notice's.
+    public static func noticeFiles(_ count: Int, by signer: CollaborationSigner, in collaboration: String,
+                                   odd: (index: Int, file: (Notice) throws -> (path: String, data: Data))? = nil) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        for index in 0..<count {
+            let notice = Notice(type: .contentEdited, collaboration: collaboration, actor: signer.root,
+                                data: ["path": "file-\(index).md"], signer: signer.signer)
+            let (path, data) = try odd?.index == index ? odd!.file(notice) : (notice.path, Envelope.seal(notice, by: signer).fileData())
+            files[path] = data
+        }
+        return files
+    }
 }

@@ -21,7 +21,8 @@ int cohort_git_set_strict_hash_verification(int enabled);
 /// Limits the total memory libgit2 may map for pack files.
 int cohort_git_set_mwindow_mapped_limit(size_t bytes);
 
-/// Trusts the certificates in `file` (PEM) for HTTPS remotes, in addition to none other.
+/// Trusts the certificates in `file` (PEM) and in the folder `directory` (either may be NULL) for HTTPS
+/// remotes, and none other.
 int cohort_git_set_ssl_cert_locations(const char *file, const char *directory);
 /* While enabled, libgit2's initialisation only remembers the certificate file or folder it would load
  * (mbedTLS builds); what it named, or NULL. Not thread-safe: around git_libgit2_init only. */

@@ -21,7 +21,7 @@ struct VerifyCommand: CohortCommand {
         do {
             let report = try workspace.repository.verifyHistory(to: workspace.head().commit)
             if json {
-                Terminal.print("{\"ok\":true,\"commits\":\(report.commits),\"checkedNow\":\(report.checkedNow)}")
+                Terminal.printJSON(["ok": true, "commits": report.commits, "checkedNow": report.checkedNow] as [String: Any])
             } else {
                 Terminal.print("ok: \(Terminal.count(report.commits, "commit"))")
             }
