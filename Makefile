@@ -1,6 +1,6 @@
 # Cohort: the two commands a newcomer needs are `make demo` and `make test`.
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
-APT_PACKAGES := libgit2-dev libssl-dev zlib1g-dev pkg-config git openssh-client openssl python3 chromium
+APT_PACKAGES := libgit2-dev libssl-dev zlib1g-dev pkg-config git openssh-client openssl python3 chromium postgresql nginx
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps build release test demo bench docs fuzz fuzz-build clean

@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // C libraries from the system, and the shim for what Swift cannot call.
@@ -155,7 +157,7 @@ let package = Package(
         .target(
             name: "CohortServer",
             dependencies: [
-                "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortHooks",
+                "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortHooks", "CohortNotices", "CohortSinks",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -166,6 +168,8 @@ let package = Package(
                 "CZlib",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
 

@@ -36,17 +36,23 @@ public enum PostReceiveHook {
             commits += try repository.commits(from: tip, hiding: old)
         }
         let outbox = try NoticeOutbox(directory: repository.gitDirectory.appendingPathComponent("cohort/outbox"))
-        // Actors by handle as the pushed main names them (the hook verified it before it landed).
-        var handles: [String: String] = [:]
-        if let main = try? repository.resolve(CohortLayout.defaultBranch),
-           let state = try? CollaborationState(repository: repository, tree: repository.tree(ofCommit: main)) {
-            handles = state.membership.everyHandle
-        }
-        try outbox.accept(repository.noticesAdded(by: commits), handles: handles)
+        let (notices, handles) = try noticesAdded(by: commits, in: repository)
+        try outbox.accept(notices, handles: handles)
         let state = repository.gitDirectory.appendingPathComponent("cohort/sinks")
         let sinks = try specs.map { try SinkFactory.make($0, stateDirectory: state) }
         let reports = await outbox.deliver(to: sinks)
         for sink in sinks { await sink.shutdown() }
         return reports
+    }
+
+    /// The notices `commits` add, each once, and the actors' handles as the repository's main names
+    /// them (main was verified before it landed).
+    public static func noticesAdded(by commits: [ObjectID], in repository: Repository) throws -> (notices: [Notice], handles: [String: String]) {
+        var handles: [String: String] = [:]
+        if let main = try? repository.resolve(CohortLayout.defaultBranch),
+           let state = try? CollaborationState(repository: repository, tree: repository.tree(ofCommit: main)) {
+            handles = state.membership.everyHandle
+        }
+        return (try repository.noticesAdded(by: commits), handles)
     }
 }

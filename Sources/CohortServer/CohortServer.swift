@@ -17,7 +17,7 @@ public final class CohortServer: Sendable {
     let store: CollaborationStore
     let members: MembershipReader
     let challengeKey: SymmetricKey
-    let spentChallenges: FileSpentChallenges
+    let state: any ServerState
     let tokens: TokenAuthority
     let limiter: RequestLimiter
     let transfer: GitTransfer
@@ -28,7 +28,9 @@ public final class CohortServer: Sendable {
     /// `--public-url` is set.
     let boundPort: Mutex<Int?> = Mutex(nil)
 
-    public init(configuration: ServerConfiguration, logger: Logger) throws {
+    /// Opens the data directory and, with `configuration.state`, connects to PostgreSQL and brings its
+    /// schema up to date.
+    public init(configuration: ServerConfiguration, logger: Logger) async throws {
         try configuration.validate()
         self.configuration = configuration
         self.logger = logger
@@ -37,18 +39,18 @@ public final class CohortServer: Sendable {
         identity = try configuration.publicBase ?? Self.stableName(in: store.serverDirectory)
         let limits = configuration.limits
         challengeKey = try ChallengeKeyFile.loadOrCreate(at: store.serverDirectory.appendingPathComponent("challenge.key"))
-        spentChallenges = try FileSpentChallenges(url: store.serverDirectory.appendingPathComponent("spent-challenges"))
         tokens = try TokenAuthority(
             server: identity, key: ChallengeKeyFile.loadOrCreate(at: store.serverDirectory.appendingPathComponent("token.key")),
             lifetime: TimeInterval(limits.tokenLifetime)
         )
         limiter = RequestLimiter(identityRequestsPerMinute: limits.identityRequestsPerMinute,
                                  maxConcurrentTransfers: limits.maxConcurrentTransfers)
-        var environment: [String: String] = [:]
-        if let sinks = store.sinksFile {
-            environment[PostReceiveHook.serverSinksVariable] = sinks.path
+        if let shared = configuration.state {
+            state = try await PostgresServerState.start(shared, store: store, limits: limits, logger: logger)
+        } else {
+            state = try FileServerState(store: store, limiter: limiter)
         }
-        transfer = GitTransfer(git: configuration.gitExecutable, limits: limits, environment: environment)
+        transfer = GitTransfer(git: configuration.gitExecutable, limits: limits, environment: state.hookEnvironment)
     }
 
     /// A random server name kept in `server/identity`, so challenges and tokens survive restarts.
@@ -71,7 +73,7 @@ public final class CohortServer: Sendable {
     /// The router with every route; tests drive it in process or over a socket.
     public func router() -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
-        router.add(middleware: AccessLog(logger: logger))
+        router.add(middleware: AccessLog(logger: logger, clients: ClientAddress(trustedProxies: configuration.trustedProxies)))
         router.add(middleware: HostCheck(server: self))
         router.get("/.well-known/cohort") { [self] _, _ in
             jsonResponse(ServerAPI.ServerInfo(version: CohortVersion.text, identity: identity))
@@ -123,6 +125,7 @@ public final class CohortServer: Sendable {
             router: router(),
             server: server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "cohort"),
+            services: state.services,
             onServerRunning: { [self] channel in
                 let port = channel.localAddress?.port ?? 0
                 boundPort.withLock { $0 = port }
@@ -160,7 +163,7 @@ extension CohortServer {
     /// The challenge authority: challenges name the server (`name`), so a client can refuse to sign a
     /// challenge another server relays to it, and this server refuses requests addressed to another.
     func challenges() throws -> ChallengeAuthority {
-        try ChallengeAuthority(server: name, key: challengeKey, spent: spentChallenges,
+        try ChallengeAuthority(server: name, key: challengeKey, spent: state.spentChallenges,
                                lifetime: configuration.limits.challengeLifetime)
     }
 

@@ -17,6 +17,10 @@ public struct ServerConfiguration: Sendable {
     /// The `git` that serves upload-pack and receive-pack.
     public var gitExecutable: String
     public var limits: ServerLimits
+    /// The PostgreSQL database the instances of one server share; nil keeps the state in files.
+    public var state: PostgresLocation?
+    /// Proxies (nginx) whose `X-Forwarded-For` names the client.
+    public var trustedProxies: [String] = []
 
     public init(
         dataDirectory: URL, host: String = "127.0.0.1", port: Int = 8377, publicURL: String? = nil,
@@ -66,6 +70,11 @@ public struct ServerConfiguration: Sendable {
         return "\(shown):\(port)"
     }
 
+    /// Whether `text` is an IPv4 or IPv6 address.
+    public static func isAddress(_ text: String) -> Bool {
+        ClientAddress.canonical(text) != nil
+    }
+
     /// Checks what can be checked before binding.
     public func validate() throws {
         guard publicURL != nil || Self.isLoopback(host) else {
@@ -85,6 +94,9 @@ public struct ServerConfiguration: Sendable {
                 throw CohortError(.malformed, "--public-url '\(publicURL.prefix(60))' is not an http(s) URL",
                                   hint: "e.g. https://cohort.example.org or https://example.org/cohort")
             }
+        }
+        for proxy in trustedProxies where ClientAddress.canonical(proxy) == nil {
+            throw CohortError(.malformed, "--trusted-proxy \(proxy.prefix(60)) is not an IP address", hint: "give the proxy's address, e.g. 127.0.0.1")
         }
         try limits.validate()
     }
@@ -106,6 +118,8 @@ public struct ServerLimits: Sendable {
     public var challengeLifetime: UInt16 = 120
     /// Seconds an access token lives.
     public var tokenLifetime: Int = 600
+    /// Seconds an instance holds a server sink before another may deliver to it (with `--state`).
+    public var deliveryLease: Int = 30
 
     public init() {}
 
@@ -120,6 +134,9 @@ public struct ServerLimits: Sendable {
         }
         guard (10...86_400).contains(tokenLifetime) else {
             throw CohortError(.malformed, "the token lifetime must be 10 s to 24 h")
+        }
+        guard (3...3600).contains(deliveryLease) else {
+            throw CohortError(.malformed, "the delivery lease must be 3 s to 1 h")
         }
     }
 }

@@ -49,7 +49,9 @@ enum FuzzTarget: String, CaseIterable {
             if let authority = try? ChallengeAuthority(server: "http://127.0.0.1:8377", key: Self.challengeKey, spent: MemorySpentChallenges()) {
                 let proof = SignedIdentityProof(scheme: .cohortV1, proof: InclusionProof(publicKey: Data(), publicKeyIndex: 0, inclusionHashes: []),
                                                 signature: Data(), message: data)
-                _ = try? authority.verify(proof, collaboration: "c", operation: .pull, against: KnownRoots(active: []))
+                if (try? authority.challenge(answeredBy: proof, collaboration: "c", operation: .pull)) != nil {
+                    _ = try? proof.verify(against: KnownRoots(active: []))
+                }
             }
         case .token:
             if let tokens = try? TokenAuthority(server: "http://127.0.0.1:8377", key: Self.tokenKey, lifetime: 600) {

@@ -35,69 +35,69 @@ final class TestClock: Sendable {
         try SignedIdentityProof(signing: message, with: device, in: tree)
     }
 
-    @Test func issuedChallengeIsAcceptedOnce() throws {
+    @Test func issuedChallengeIsAcceptedOnce() async throws {
         let authority = try authority()
         let challenge = try authority.issue(collaboration: testContext.identifier, operation: .pull)
         #expect(try Challenge(bytes: challenge.bytes) == challenge)
         let proof = try answer(challenge.bytes)
-        #expect(try authority.verify(proof, collaboration: testContext.identifier, operation: .pull, against: roots) == tree.root)
-        expectCode(.challengeReplayed) { try authority.verify(proof, collaboration: testContext.identifier, operation: .pull, against: roots) }
+        #expect(try await authority.verify(proof, collaboration: testContext.identifier, operation: .pull, against: roots) == tree.root)
+        await expectCode(.challengeReplayed) { try await authority.verify(proof, collaboration: testContext.identifier, operation: .pull, against: roots) }
         // A new challenge gets in again.
         let next = try authority.issue(collaboration: testContext.identifier, operation: .pull)
         #expect(next.nonce != challenge.nonce)
-        #expect(try authority.verify(answer(next.bytes), collaboration: testContext.identifier, operation: .pull, against: roots) == tree.root)
+        #expect(try await authority.verify(answer(next.bytes), collaboration: testContext.identifier, operation: .pull, against: roots) == tree.root)
     }
 
-    @Test func forgedChallenges() throws {
+    @Test func forgedChallenges() async throws {
         let authority = try authority()
         let challenge = try authority.issue(collaboration: testContext.identifier, operation: .push)
-        func check(_ bytes: Data) {
-            expectCode(.challengeForged) { try authority.verify(answer(bytes), collaboration: testContext.identifier, operation: .push, against: roots) }
+        func check(_ bytes: Data) async {
+            await expectCode(.challengeForged) { try await authority.verify(answer(bytes), collaboration: testContext.identifier, operation: .push, against: roots) }
         }
         // Any changed byte: the tag no longer matches (or the layout breaks).
         for offset in [0, 19, 51, 59, 61, challenge.bytes.count - 1] {
             var bytes = challenge.bytes
             bytes[offset] ^= 0x01
-            check(bytes)
+            await check(bytes)
         }
-        check(challenge.bytes.dropLast())
-        check(challenge.bytes + Data([0]))
-        check(Data("not a challenge at all".utf8))
+        await check(challenge.bytes.dropLast())
+        await check(challenge.bytes + Data([0]))
+        await check(Data("not a challenge at all".utf8))
         // Issued by another server's key, or by this key under another server name.
-        check(try self.authority(key: SymmetricKey(size: .bits256)).issue(collaboration: testContext.identifier, operation: .push).bytes)
-        check(try self.authority(server: "https://elsewhere.example").issue(collaboration: testContext.identifier, operation: .push).bytes)
+        await check(try self.authority(key: SymmetricKey(size: .bits256)).issue(collaboration: testContext.identifier, operation: .push).bytes)
+        await check(try self.authority(server: "https://elsewhere.example").issue(collaboration: testContext.identifier, operation: .push).bytes)
     }
 
-    @Test func expiredChallenge() throws {
+    @Test func expiredChallenge() async throws {
         let authority = try authority()
         let challenge = try authority.issue(collaboration: testContext.identifier, operation: .pull)
         clock.advance(120)
         let early = try answer(challenge.bytes)
         clock.advance(1)
-        expectCode(.challengeExpired) { try authority.verify(early, collaboration: testContext.identifier, operation: .pull, against: roots) }
+        await expectCode(.challengeExpired) { try await authority.verify(early, collaboration: testContext.identifier, operation: .pull, against: roots) }
     }
 
-    @Test func challengeOutOfScope() throws {
+    @Test func challengeOutOfScope() async throws {
         let authority = try authority()
         let pull = try authority.issue(collaboration: testContext.identifier, operation: .pull)
-        expectCode(.challengeScope) { try authority.verify(answer(pull.bytes), collaboration: testContext.identifier, operation: .push, against: roots) }
+        await expectCode(.challengeScope) { try await authority.verify(answer(pull.bytes), collaboration: testContext.identifier, operation: .push, against: roots) }
         let other = try authority.issue(collaboration: "another-collaboration", operation: .pull)
-        expectCode(.challengeScope) { try authority.verify(answer(other.bytes), collaboration: testContext.identifier, operation: .pull, against: roots) }
+        await expectCode(.challengeScope) { try await authority.verify(answer(other.bytes), collaboration: testContext.identifier, operation: .pull, against: roots) }
         // A refused attempt does not spend the challenge.
-        #expect(try authority.verify(answer(pull.bytes), collaboration: testContext.identifier, operation: .pull, against: roots) == tree.root)
+        #expect(try await authority.verify(answer(pull.bytes), collaboration: testContext.identifier, operation: .pull, against: roots) == tree.root)
     }
 
-    @Test func challengeIsCheckedBeforeTheSignatureAndSpentAfterIt() throws {
+    @Test func challengeIsCheckedBeforeTheSignatureAndSpentAfterIt() async throws {
         let authority = try authority()
         let challenge = try authority.issue(collaboration: testContext.identifier, operation: .pull)
         let good = try answer(challenge.bytes)
         let badSignature = SignedIdentityProof(scheme: .cohortV1, proof: good.proof, signature: Data(count: 8), message: good.message)
-        expectCode(.badSignature) { try authority.verify(badSignature, collaboration: testContext.identifier, operation: .pull, against: roots) }
-        expectCode(.unknownRoot) { try authority.verify(good, collaboration: testContext.identifier, operation: .pull, against: KnownRoots()) }
+        await expectCode(.badSignature) { try await authority.verify(badSignature, collaboration: testContext.identifier, operation: .pull, against: roots) }
+        await expectCode(.unknownRoot) { try await authority.verify(good, collaboration: testContext.identifier, operation: .pull, against: KnownRoots()) }
         // Neither failure spent it.
-        #expect(try authority.verify(good, collaboration: testContext.identifier, operation: .pull, against: roots) == tree.root)
+        #expect(try await authority.verify(good, collaboration: testContext.identifier, operation: .pull, against: roots) == tree.root)
         clock.advance(500)
-        expectCode(.challengeExpired) { try authority.verify(badSignature, collaboration: testContext.identifier, operation: .pull, against: roots) }
+        await expectCode(.challengeExpired) { try await authority.verify(badSignature, collaboration: testContext.identifier, operation: .pull, against: roots) }
     }
 
     @Test func concurrentAnswersSpendOnce() async throws {
@@ -108,7 +108,7 @@ final class TestClock: Sendable {
         let successes = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<16 {
                 group.addTask {
-                    (try? authority.verify(proof, collaboration: testContext.identifier, operation: .pull, against: roots)) != nil
+                    (try? await authority.verify(proof, collaboration: testContext.identifier, operation: .pull, against: roots)) != nil
                 }
             }
             return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
@@ -116,7 +116,7 @@ final class TestClock: Sendable {
         #expect(successes == 1)
     }
 
-    @Test func spentChallengesSurviveARestart() throws {
+    @Test func spentChallengesSurviveARestart() async throws {
         let temp = try TemporaryDirectory()
         let log = temp.path("spent-challenges")
         let now = UInt64(clock.now.timeIntervalSince1970)
@@ -124,12 +124,12 @@ final class TestClock: Sendable {
         let spentOne = try before.issue(collaboration: testContext.identifier, operation: .pull)
         let unspent = try before.issue(collaboration: testContext.identifier, operation: .pull)
         let proof = try answer(spentOne.bytes)
-        _ = try before.verify(proof, collaboration: testContext.identifier, operation: .pull, against: roots)
+        _ = try await before.verify(proof, collaboration: testContext.identifier, operation: .pull, against: roots)
 
         // "Restart": a new authority over the same key and log.
         let after = try authority(spent: FileSpentChallenges(url: log, now: now))
-        expectCode(.challengeReplayed) { try after.verify(proof, collaboration: testContext.identifier, operation: .pull, against: roots) }
-        #expect(try after.verify(answer(unspent.bytes), collaboration: testContext.identifier, operation: .pull, against: roots) == tree.root)
+        await expectCode(.challengeReplayed) { try await after.verify(proof, collaboration: testContext.identifier, operation: .pull, against: roots) }
+        #expect(try await after.verify(answer(unspent.bytes), collaboration: testContext.identifier, operation: .pull, against: roots) == tree.root)
 
         // A torn last line from a crash is cut off, and the spend after it survives the next restart.
         let handle = try FileHandle(forWritingTo: log)
@@ -137,17 +137,17 @@ final class TestClock: Sendable {
         try handle.write(contentsOf: Data("abcdef".utf8))
         try handle.close()
         let again = try authority(spent: FileSpentChallenges(url: log, now: now))
-        expectCode(.challengeReplayed) { try again.verify(proof, collaboration: testContext.identifier, operation: .pull, against: roots) }
+        await expectCode(.challengeReplayed) { try await again.verify(proof, collaboration: testContext.identifier, operation: .pull, against: roots) }
         let afterCrash = try again.issue(collaboration: testContext.identifier, operation: .pull)
         let afterCrashProof = try answer(afterCrash.bytes)
-        _ = try again.verify(afterCrashProof, collaboration: testContext.identifier, operation: .pull, against: roots)
+        _ = try await again.verify(afterCrashProof, collaboration: testContext.identifier, operation: .pull, against: roots)
         let last = try authority(spent: FileSpentChallenges(url: log, now: now))
-        expectCode(.challengeReplayed) { try last.verify(afterCrashProof, collaboration: testContext.identifier, operation: .pull, against: roots) }
+        await expectCode(.challengeReplayed) { try await last.verify(afterCrashProof, collaboration: testContext.identifier, operation: .pull, against: roots) }
         #expect(try String(decoding: Data(contentsOf: log), as: UTF8.self).split(separator: "\n").allSatisfy { $0.count == 64 + 1 + 10 })
         #expect(try FileManager.default.attributesOfItem(atPath: log.path)[.posixPermissions] as? Int == 0o600)
     }
 
-    @Test func logForgetsExpiredNoncesAndStaysSmall() throws {
+    @Test func logForgetsExpiredNoncesAndStaysSmall() async throws {
         let temp = try TemporaryDirectory()
         let log = temp.path("spent")
         let store = try FileSpentChallenges(url: log, now: 1000)
@@ -172,7 +172,7 @@ final class TestClock: Sendable {
 }
 
 @Suite struct ChallengeKeyFileTests {
-    @Test func keyIsCreatedOnceAndReused() throws {
+    @Test func keyIsCreatedOnceAndReused() async throws {
         let temp = try TemporaryDirectory()
         let url = temp.path("challenge.key")
         let first = try ChallengeKeyFile.loadOrCreate(at: url)
@@ -189,18 +189,18 @@ final class TestClock: Sendable {
         let after = try ChallengeAuthority(server: "s", key: second, spent: FileSpentChallenges(url: log))
         let proof = try SignedIdentityProof(signing: challenge.bytes, with: master.diversified(for: testContext), in: tree)
         let roots = KnownRoots(active: [tree.root])
-        #expect(try after.verify(proof, collaboration: testContext.identifier, operation: .push, against: roots) == tree.root)
+        #expect(try await after.verify(proof, collaboration: testContext.identifier, operation: .push, against: roots) == tree.root)
 
         // With spent nonces only in memory, a challenge cannot outlive its authority, even with the same key.
         let volatile = try ChallengeAuthority(server: "s", key: first, spent: MemorySpentChallenges())
         let bound = try volatile.issue(collaboration: testContext.identifier, operation: .push)
         let boundProof = try SignedIdentityProof(signing: bound.bytes, with: master.diversified(for: testContext), in: tree)
         let restarted = try ChallengeAuthority(server: "s", key: first, spent: MemorySpentChallenges())
-        expectCode(.challengeForged) { try restarted.verify(boundProof, collaboration: testContext.identifier, operation: .push, against: roots) }
-        #expect(try volatile.verify(boundProof, collaboration: testContext.identifier, operation: .push, against: roots) == tree.root)
+        await expectCode(.challengeForged) { try await restarted.verify(boundProof, collaboration: testContext.identifier, operation: .push, against: roots) }
+        #expect(try await volatile.verify(boundProof, collaboration: testContext.identifier, operation: .push, against: roots) == tree.root)
     }
 
-    @Test func damagedKeyIsRefused() throws {
+    @Test func damagedKeyIsRefused() async throws {
         let temp = try TemporaryDirectory()
         let url = temp.path("challenge.key")
         try Data("abcd\n".utf8).write(to: url)

@@ -49,6 +49,18 @@ public func expectCode<T>(_ code: CohortError.Code, sourceLocation: SourceLocati
     }
 }
 
+/// Asserts that `body` throws a `CohortError` with `code`.
+public func expectCode<T>(_ code: CohortError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> T) async {
+    do {
+        _ = try await body()
+        Issue.record("expected \(code), nothing was thrown", sourceLocation: sourceLocation)
+    } catch let error as CohortError {
+        #expect(error.code == code, "got \(error)", sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
+    }
+}
+
 /// What a child process printed and how it ended.
 public struct ProcessResult: Sendable {
     public let status: Int32

@@ -48,6 +48,12 @@ public struct Challenge: Hashable, Sendable {
     public let collaboration: String
     public let tag: Data
 
+    /// The last second (since 1970) the challenge may be answered in.
+    public var expiry: UInt64 {
+        let (sum, overflow) = issuedAt.addingReportingOverflow(UInt64(lifetime))
+        return overflow ? .max : sum
+    }
+
     /// Everything the tag covers.
     var signedPart: Data {
         var writer = ByteWriter()

@@ -66,14 +66,10 @@ public final class ChallengeAuthority: Sendable {
         HMAC<SHA256>.authenticationCode(for: challenge.signedPart, using: key).withUnsafeBytes { Data($0) }
     }
 
-    /// Verifies `proof`, whose message must be a challenge from this authority for `operation` on
-    /// `collaboration`, then spends the challenge. Checks run in the documented order: sizes; the
-    /// challenge (forged, expired, scope, replayed); the key; the signature; the proof's shape; the
-    /// fold; the root's membership; and last, the spend.
-    public func verify(
-        _ proof: SignedIdentityProof, collaboration: String, operation: ChallengeOperation,
-        against roots: some RootDirectory
-    ) throws -> RootHash {
+    /// The challenge `proof` answers, checked as this authority issued it for `operation` on
+    /// `collaboration`: sizes, forged, expired, scope. Nothing is looked up or spent, and the proof's
+    /// signature is not checked: `verify` does the rest.
+    public func challenge(answeredBy proof: SignedIdentityProof, collaboration: String, operation: ChallengeOperation) throws -> Challenge {
         try SignedIdentityProof.checkMessage(proof.message)
         let challenge = try Challenge(bytes: proof.message)
         let time = currentTime
@@ -85,7 +81,7 @@ public final class ChallengeAuthority: Sendable {
         else {
             throw CohortError(.challengeForged, "challenge fields are not ones this server issues")
         }
-        let expiry = challenge.issuedAt + UInt64(challenge.lifetime)
+        let expiry = challenge.expiry
         guard time <= expiry else {
             throw CohortError(.challengeExpired, "challenge expired \(time - expiry) s ago", hint: "request a new challenge and answer it within \(lifetime) s")
         }
@@ -94,11 +90,23 @@ public final class ChallengeAuthority: Sendable {
                               "challenge was issued for \(challenge.operation) on \(challenge.collaboration), not \(operation) on \(collaboration)",
                               hint: "request a challenge for this collaboration and operation")
         }
-        guard try !spent.contains(challenge.nonce) else {
+        return challenge
+    }
+
+    /// Verifies `proof`, whose message must be a challenge from this authority for `operation` on
+    /// `collaboration`, then spends the challenge. Checks run in the documented order: sizes; the
+    /// challenge (forged, expired, scope, replayed); the key; the signature; the proof's shape; the
+    /// fold; the root's membership; and last, the spend.
+    public func verify(
+        _ proof: SignedIdentityProof, collaboration: String, operation: ChallengeOperation,
+        against roots: some RootDirectory
+    ) async throws -> RootHash {
+        let challenge = try challenge(answeredBy: proof, collaboration: collaboration, operation: operation)
+        guard try await !spent.contains(challenge.nonce) else {
             throw CohortError(.challengeReplayed, "challenge was already used", hint: "request a new challenge for every attempt")
         }
         let root = try proof.verify(against: roots)
-        guard try spent.spend(challenge.nonce, expiresAt: expiry, now: time) else {
+        guard try await spent.spend(challenge.nonce, expiresAt: challenge.expiry, now: currentTime) else {
             throw CohortError(.challengeReplayed, "challenge was already used", hint: "request a new challenge for every attempt")
         }
         return root

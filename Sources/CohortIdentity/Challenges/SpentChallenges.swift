@@ -7,10 +7,11 @@ public protocol SpentChallengeStore: Sendable {
     /// its challenges to this process (see `ChallengeAuthority`), so none outlives it.
     var isDurable: Bool { get }
     /// Whether `nonce` was spent.
-    func contains(_ nonce: Data) throws -> Bool
+    func contains(_ nonce: Data) async throws -> Bool
     /// Records `nonce` as spent until `expiresAt` (seconds since 1970); false if it already was.
-    /// `now` lets the store forget what has expired.
-    func spend(_ nonce: Data, expiresAt: UInt64, now: UInt64) throws -> Bool
+    /// `now` lets the store forget what has expired. Deciding who spends must be atomic: of two
+    /// concurrent spends of one nonce (in any process sharing the store), exactly one returns true.
+    func spend(_ nonce: Data, expiresAt: UInt64, now: UInt64) async throws -> Bool
 }
 
 /// Spent nonces in memory, for one process. Challenges issued with it die with the process.

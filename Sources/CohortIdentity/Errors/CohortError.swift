@@ -55,6 +55,9 @@ public struct CohortError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let tooLarge = Code("E_TOO_LARGE")
         /// The server is at a limit (requests per client, concurrent transfers); try again later.
         public static let busy = Code("E_BUSY")
+        /// A service the server depends on (its PostgreSQL state store) is down or restarting; nothing
+        /// was changed, try again after the `Retry-After` seconds (HTTP 503).
+        public static let unavailable = Code("E_UNAVAILABLE")
         /// The server could not be reached, or answered with something that is not Cohort's protocol.
         public static let network = Code("E_NETWORK")
         /// A command line Cohort cannot parse: an unknown option, a missing or out-of-range value (exit 64).
@@ -65,7 +68,7 @@ public struct CohortError: Error, Sendable, Equatable, CustomStringConvertible {
             .malformed, .badKey, .badSignature, .badProof, .unknownRoot, .revoked,
             .challengeForged, .challengeExpired, .challengeScope, .challengeReplayed, .notPermitted,
             .identityExists, .noIdentity, .cardIncomplete, .io, .git,
-            .unauthorized, .notFound, .tooLarge, .busy, .network, .usage,
+            .unauthorized, .notFound, .tooLarge, .busy, .unavailable, .network, .usage,
         ]
     }
 

@@ -7,9 +7,12 @@ import Logging
 struct AccessLog: RouterMiddleware {
     typealias Context = ServerContext
     let logger: Logger
+    let clients: ClientAddress
 
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
+        var context = context
+        context.clientAddress = clients.resolve(peer: context.remoteAddress?.ipAddress, headers: request.headers)
         var metadata: Logger.Metadata = [
             "http.method": "\(request.method.rawValue)",
             "http.path": "\(request.uri.path.prefix(300))",

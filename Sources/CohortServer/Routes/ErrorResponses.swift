@@ -14,6 +14,7 @@ extension CohortError {
         case .notFound: .notFound
         case .tooLarge: .contentTooLarge
         case .busy: .tooManyRequests
+        case .unavailable: .serviceUnavailable
         default: .internalServerError
         }
     }
@@ -39,7 +40,7 @@ enum ErrorResponses {
         if error.httpStatus == .unauthorized {
             headers[.wwwAuthenticate] = realm
         }
-        if error.code == .busy {
+        if error.code == .busy || error.code == .unavailable {
             headers[.retryAfter] = "5"
         }
         return Response(status: error.httpStatus, headers: headers, body: ResponseBody(byteBuffer: body))

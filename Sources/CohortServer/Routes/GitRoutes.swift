@@ -25,8 +25,12 @@ extension CohortServer {
                 await answerText(context) {
                     let repository = try authorize(request, context, for: service)
                     let slot = try limiter.transferSlot()
+                    let identifier = context.parameters.get("id") ?? ""
                     return try transfer.rpc(service, repository: repository, request: request, logger: context.logger,
-                                            finished: { slot.release() })
+                                            finished: { [state] in
+                                                slot.release()
+                                                if service == .receivePack { state.pushed(identifier) }
+                                            })
                 }
             }
         }

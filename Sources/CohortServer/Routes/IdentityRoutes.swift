@@ -34,7 +34,7 @@ extension CohortServer {
     }
 
     private func challenge(_ request: Request, _ context: ServerContext) async throws -> Response {
-        try limiter.admitIdentityRequest(from: context.clientAddress)
+        try await state.admitIdentityRequest(from: context.clientAddress)
         let identifier = try identifier(context)
         let body = try ServerAPI.decode(ServerAPI.ChallengeRequest.self, from: await collectBody(request, what: "challenge request"),
                                         what: "challenge request")
@@ -55,7 +55,7 @@ extension CohortServer {
     }
 
     private func token(_ request: Request, _ context: ServerContext) async throws -> Response {
-        try limiter.admitIdentityRequest(from: context.clientAddress)
+        try await state.admitIdentityRequest(from: context.clientAddress)
         let identifier = try identifier(context)
         let body = try ServerAPI.decode(ServerAPI.TokenRequest.self, from: await collectBody(request, what: "token request"),
                                         what: "token request")
@@ -64,7 +64,7 @@ extension CohortServer {
             throw CohortError(.malformed, "tokens are for pull or push", hint: "publish with PUT /c/<id> instead")
         }
         let membership = try members.current(identifier)
-        let root = try challenges().verify(body.proof, collaboration: identifier, operation: operation, against: membership)
+        let root = try await challenges().verify(body.proof, collaboration: identifier, operation: operation, against: membership)
         let permission = try membership.permission(of: root)
         let access: ServerAPI.Access = operation == .push ? .readWrite : .read
         guard access == .read || permission == .readWrite else {
@@ -77,7 +77,7 @@ extension CohortServer {
     }
 
     private func publish(_ request: Request, _ context: ServerContext) async throws -> Response {
-        try limiter.admitIdentityRequest(from: context.clientAddress)
+        try await state.admitIdentityRequest(from: context.clientAddress)
         let identifier = try identifier(context)
         let body = try ServerAPI.decode(ServerAPI.PublishRequest.self, from: await collectBody(request, what: "publish request"),
                                         what: "publish request")
@@ -93,10 +93,11 @@ extension CohortServer {
         }
         let genesis = try ObjectID(hex: body.genesis)
         do {
-            _ = try challenges().verify(body.proof, collaboration: identifier, operation: .membership, against: KnownRoots(active: [owner]))
+            _ = try await challenges().verify(body.proof, collaboration: identifier, operation: .membership, against: KnownRoots(active: [owner]))
         } catch let error as CohortError where error.code == .unknownRoot {
             throw CohortError(.notPermitted, "only the collaboration's owner may publish it", hint: "publish from a device of the owner")
         }
+        try await state.publishing(identifier)
         let created = try store.register(file, genesis: genesis)
         let issued = tokens.issue(collaboration: identifier, root: owner, access: .readWrite)
         context.logger.notice(created ? "collaboration published" : "collaboration published again",

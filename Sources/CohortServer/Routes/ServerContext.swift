@@ -6,13 +6,13 @@ public struct ServerContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
 
+    /// The client's IP address (through trusted proxies, see `ClientAddress`), or "unknown"; set by
+    /// `AccessLog`, the first middleware.
+    var clientAddress: String
+
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
-    }
-
-    /// The client's IP address, or "unknown".
-    var clientAddress: String {
-        remoteAddress?.ipAddress ?? "unknown"
+        clientAddress = remoteAddress?.ipAddress ?? "unknown"
     }
 }

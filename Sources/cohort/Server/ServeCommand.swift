@@ -46,6 +46,15 @@ struct ServeCommand: AsyncCohortCommand {
     @Option(name: .customLong("identity-rate"), parsing: .unconditional, help: ArgumentHelp("Challenge and token requests per client address per minute.", valueName: "N"))
     var identityRate = 120
 
+    @Option(help: ArgumentHelp("A PostgreSQL database the instances of one server share (spent challenges, request limits, the server sinks' outbox): postgres://USER@HOST[:PORT]/DATABASE, the password in PGPASSWORD. Also read from COHORT_SERVE_STATE. Without it the state stays in DIR/server.", valueName: "URL"))
+    var state: String?
+
+    @Option(name: .customLong("trusted-proxy"), parsing: .singleValue, help: ArgumentHelp("A proxy (nginx) in front of this server, by IP address: the client address its X-Forwarded-For names is used for limits and logs. Repeatable.", valueName: "ADDRESS"))
+    var trustedProxies: [String] = []
+
+    @Option(name: .customLong("delivery-lease"), parsing: .unconditional, help: ArgumentHelp("With --state: seconds an instance holds a server sink before another instance may take over its delivery.", valueName: "S"))
+    var deliveryLease = 30
+
     @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "LEVEL"))
     var logLevel = "info"
 
@@ -64,6 +73,16 @@ struct ServeCommand: AsyncCohortCommand {
         }
         guard (1...1_000_000).contains(identityRate) else { throw ValidationError("--identity-rate must be 1 to 1000000") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+        guard (3...3600).contains(deliveryLease) else { throw ValidationError("--delivery-lease must be 3 to 3600 seconds") }
+        for proxy in trustedProxies where !ServerConfiguration.isAddress(proxy) {
+            throw ValidationError("--trusted-proxy \(proxy.prefix(60)) is not an IP address (e.g. 127.0.0.1)")
+        }
+    }
+
+    /// `--state`, or `COHORT_SERVE_STATE` (so that a password in the URL stays off the command line).
+    func stateLocation() throws -> PostgresLocation? {
+        let text = state ?? ProcessInfo.processInfo.environment["COHORT_SERVE_STATE"].flatMap { $0.isEmpty ? nil : $0 }
+        return try text.map { try PostgresLocation($0) }
     }
 
     func execute() async throws {
@@ -73,6 +92,7 @@ struct ServeCommand: AsyncCohortCommand {
         if let tlsCert, let tlsKey {
             try CohortServer.checkTLS(certificate: URL(fileURLWithPath: tlsCert), key: URL(fileURLWithPath: tlsKey))
         }
+        let stateLocation = try stateLocation()
         try ListenProbe.check(host: host, port: port, as: listen)
         var limits = ServerLimits()
         limits.maxPushBytes = maxPushMB << 20
@@ -80,17 +100,22 @@ struct ServeCommand: AsyncCohortCommand {
         limits.tokenLifetime = tokenLifetime
         limits.identityRequestsPerMinute = identityRate
         limits.challengeLifetime = UInt16(challengeLifetime)
-        let configuration = ServerConfiguration(
+        limits.deliveryLease = deliveryLease
+        var configuration = ServerConfiguration(
             dataDirectory: URL(fileURLWithPath: data, isDirectory: true), host: host, port: port, publicURL: publicURL,
             tlsCertificate: tlsCert.map { URL(fileURLWithPath: $0) }, tlsKey: tlsKey.map { URL(fileURLWithPath: $0) },
             hookBinary: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
             gitExecutable: try Self.findGit(), limits: limits
         )
+        configuration.state = stateLocation
+        configuration.trustedProxies = trustedProxies
+        let settings = configuration
         LoggingSystem.bootstrap { JSONLogHandler(label: $0, level: level) }
-        let server = try CohortServer(configuration: configuration, logger: Logger(label: "cohort.serve"))
+        let server = try await CohortServer(configuration: settings, logger: Logger(label: "cohort.serve"))
         do {
             try await server.run { boundPort in
-                Terminal.print("listening on \(configuration.baseURL(boundPort: boundPort)) (data \(configuration.dataDirectory.path))")
+                let shared = settings.state.map { ", state \($0)" } ?? ""
+                Terminal.print("listening on \(settings.baseURL(boundPort: boundPort)) (data \(settings.dataDirectory.path)\(shared))")
             }
         } catch let error as CohortError {
             throw error

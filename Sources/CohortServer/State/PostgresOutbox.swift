@@ -1,0 +1,337 @@
+import CohortCollaboration
+import CohortGit
+import CohortHooks
+import CohortIdentity
+import CohortNotices
+import CohortSinks
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// The server sinks' outbox in PostgreSQL, shared by every instance.
+///
+/// - **Taking notices in.** After a push, the instance that served it compares the collaboration's
+///   branch tips with those recorded in `cohort_collaborations` and takes the notices of the new
+///   commits into `cohort_notices`, in one transaction under an advisory lock, so sequence numbers
+///   are given out in commit order and never reused. Every instance also sweeps every collaboration
+///   every few seconds, so a push whose instance died before this step is taken in all the same. A
+///   collaboration first seen by a sweep (hosted before the database was) starts from its tips as
+///   they are: its history is not sent again.
+/// - **Delivering.** Each sink has one row in `cohort_sinks`: its cursor and a lease. One instance
+///   at a time holds a sink's lease and delivers in order, moving the cursor after each notice; the
+///   lease is renewed while it works. When that instance dies, the lease runs out and another one
+///   carries on from the cursor: a notice in flight then is sent again (at least once), none is
+///   skipped. A sink added later starts from the outbox's end.
+final class PostgresOutbox: Sendable {
+    let database: PostgresStore
+    let store: CollaborationStore
+    let lease: Int
+    let logger: Logger
+    /// This instance, as leases name it.
+    let instance: String
+    private let sinks = Mutex<LoadedSinks>(LoadedSinks())
+    /// Sinks this instance is delivering to now, and when each may be tried again.
+    private let delivering = Mutex<Set<String>>([])
+    private let notBefore = Mutex<[String: Date]>([:])
+    /// The tips last taken in, per collaboration, so that a sweep only writes what changed.
+    private let known = Mutex<[String: String]>([:])
+
+    private struct LoadedSinks: @unchecked Sendable {
+        var signature: String?
+        var sinks: [any NoticeSink] = []
+    }
+
+    private struct Stored: Codable {
+        var notice: Notice
+        var actorHandle: String?
+    }
+
+    init(database: PostgresStore, store: CollaborationStore, lease: Int, logger: Logger) {
+        self.database = database
+        self.store = store
+        self.lease = lease
+        self.logger = logger
+        instance = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8).lowercased())"
+    }
+
+    // MARK: Taking notices in
+
+    /// Records an empty history for a collaboration about to be published, so that its first push's
+    /// notices are all taken in.
+    func begin(_ identifier: String) async throws {
+        try await database.run("recording a new collaboration") { connection in
+            try await connection.query("INSERT INTO cohort_collaborations (identifier, tips) VALUES (\(identifier), '') ON CONFLICT (identifier) DO NOTHING",
+                                       logger: self.logger)
+        }
+    }
+
+    /// Takes in the notices of `identifier`'s new commits; a failure is logged and left to the next sweep.
+    func take(_ identifier: String) async {
+        do {
+            try await takeIn(identifier)
+        } catch {
+            logger.warning("notices not taken in yet", metadata: ["collaboration": "\(identifier)", "error": "\(error)"])
+        }
+    }
+
+    /// Every hosted collaboration whose branches moved since this instance last looked.
+    func sweep() async {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: store.collaborations.path)) ?? []
+        for name in names where name.hasSuffix(".git") && !name.hasPrefix(".") {
+            let identifier = String(name.dropLast(4))
+            guard let tips = try? Self.tips(of: store.repositoryURL(identifier)) else { continue }
+            if known.withLock({ $0[identifier] }) == tips { continue }
+            await take(identifier)
+        }
+    }
+
+    /// `refs/heads/*` as `name id` lines, sorted.
+    static func tips(of repositoryURL: URL) throws -> String {
+        let repository = try Repository(at: repositoryURL)
+        return try repository.referenceTips().filter { $0.key.hasPrefix("refs/heads/") }
+            .map { "\($0.key) \($0.value.hex)" }.sorted().joined(separator: "\n")
+    }
+
+    private func takeIn(_ identifier: String) async throws {
+        let url = store.repositoryURL(identifier)
+        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        let logger = logger
+        let taken = try await database.transaction("taking notices in") { connection -> String in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.noticeLock))", logger: logger)
+            var recorded: String?
+            for try await tips in try await connection.query("SELECT tips FROM cohort_collaborations WHERE identifier = \(identifier) FOR UPDATE",
+                                                             logger: logger).decode(String.self) {
+                recorded = tips
+            }
+            let repository = try Repository(at: url)
+            let current = try Self.tips(of: url)
+            guard let recorded else {
+                // First seen here: start from now, without sending its history again.
+                try await connection.query("INSERT INTO cohort_collaborations (identifier, tips) VALUES (\(identifier), \(current))", logger: logger)
+                return current
+            }
+            guard recorded != current else { return current }
+            let (notices, handles) = try Self.notices(in: repository, tips: current, since: recorded)
+            try await Self.append(notices, handles: handles, collaboration: identifier, on: connection, logger: logger)
+            try await connection.query("UPDATE cohort_collaborations SET tips = \(current), updated_at = now() WHERE identifier = \(identifier)",
+                                       logger: logger)
+            return current
+        }
+        known.withLock { $0[identifier] = taken }
+    }
+
+    /// The notices of the commits reachable from `tips` and from none of the tips recorded before.
+    private static func notices(in repository: Repository, tips: String, since recorded: String) throws -> ([Notice], [String: String]) {
+        func ids(_ text: String) -> [ObjectID] {
+            text.split(separator: "\n").compactMap { line in line.split(separator: " ").last.flatMap { try? ObjectID(hex: String($0)) } }
+        }
+        let old = ids(recorded).filter { repository.contains($0) }
+        let commits = try repository.commits(fromAll: ids(tips), hiding: old)
+        return try PostReceiveHook.noticesAdded(by: commits, in: repository)
+    }
+
+    private static func append(_ notices: [Notice], handles: [String: String], collaboration: String,
+                               on connection: PostgresConnection, logger: Logger) async throws {
+        guard !notices.isEmpty else { return }
+        var present = Set<String>()
+        for try await id in try await connection.query(
+            "SELECT notice_id FROM cohort_notices WHERE collaboration = \(collaboration) AND notice_id = ANY(\(notices.map(\.id)))",
+            logger: logger).decode(String.self) {
+            present.insert(id)
+        }
+        var last: Int64 = 0
+        for try await value in try await connection.query("SELECT coalesce(max(seq), 0)::bigint FROM cohort_notices", logger: logger).decode(Int64.self) {
+            last = value
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        let fresh = notices.filter { !present.contains($0.id) }
+        for start in stride(from: 0, to: fresh.count, by: 2000) {
+            let chunk = fresh[start..<min(start + 2000, fresh.count)]
+            let seqs = chunk.indices.map { last + Int64($0 + 1) }
+            let ids = chunk.map(\.id)
+            let entries = try chunk.map { String(decoding: try encoder.encode(Stored(notice: $0, actorHandle: handles[$0.actor])), as: UTF8.self) }
+            try await connection.query("""
+                INSERT INTO cohort_notices (seq, collaboration, notice_id, entry)
+                SELECT s, \(collaboration), i, e FROM unnest(\(seqs)::bigint[], \(ids)::text[], \(entries)::text[]) AS t(s, i, e)
+                ON CONFLICT DO NOTHING
+                """, logger: logger)
+        }
+    }
+
+    // MARK: Delivering
+
+    /// Delivers to every server sink this instance can take the lease of.
+    func deliverAll() async {
+        let current = loadSinks()
+        await withTaskGroup(of: Void.self) { group in
+            for sink in current {
+                group.addTask { await self.deliver(to: sink) }
+            }
+        }
+    }
+
+    /// The sinks of `DATA/sinks.toml`, built again when the file changes (no restart needed); each new
+    /// sink gets its row, starting at the outbox's end.
+    private func loadSinks() -> [any NoticeSink] {
+        let url = store.dataDirectory.appendingPathComponent("sinks.toml")
+        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+        let signature = attributes.map { "\($0[.size] ?? 0) \(($0[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0) \($0[.systemFileNumber] ?? 0)" } ?? "none"
+        let (changed, old): (Bool, [any NoticeSink]) = sinks.withLock { loaded in
+            guard loaded.signature != signature else { return (false, []) }
+            return (true, loaded.sinks)
+        }
+        guard changed else { return sinks.withLock { $0.sinks } }
+        var built: [any NoticeSink] = []
+        if signature != "none" {
+            do {
+                let state = store.serverDirectory.appendingPathComponent("sinks", isDirectory: true)
+                built = try SinkConfiguration.load(url).map { try SinkFactory.make($0, stateDirectory: state) }
+            } catch {
+                // The file is kept as it was until it reads well: a typo does not stop delivery.
+                logger.error("server sinks not reloaded", metadata: ["file": "\(url.path)", "error": "\(error)"])
+                sinks.withLock { $0.signature = signature }
+                return old
+            }
+        }
+        sinks.withLock { $0 = LoadedSinks(signature: signature, sinks: built) }
+        for sink in old { Task { await sink.shutdown() } }
+        guard !(built.isEmpty && old.isEmpty) else { return built }
+        logger.notice("server sinks loaded", metadata: ["file": "\(url.path)", "sinks": "\(built.map(\.name).joined(separator: ", "))"])
+        return built
+    }
+
+    func shutdown() async {
+        let current = sinks.withLock { $0.sinks }
+        for sink in current { await sink.shutdown() }
+    }
+
+    private func deliver(to sink: any NoticeSink) async {
+        let name = sink.name
+        if let wait = notBefore.withLock({ $0[name] }), wait > Date() { return }
+        guard delivering.withLock({ $0.insert(name).inserted }) else { return }
+        defer { delivering.withLock { _ = $0.remove(name) } }
+        do {
+            guard var cursor = try await acquire(name) else { return }
+            var holding = true
+            defer { if holding { Task { try? await self.release(name, error: nil) } } }
+            while true {
+                let batch = try await pending(after: cursor)
+                if batch.isEmpty { break }
+                for (seq, stored) in batch {
+                    do {
+                        try await renewingLease(name) {
+                            try await sink.deliver(stored.notice, actorHandle: stored.actorHandle)
+                        }
+                    } catch let failure as SinkFailure where failure.kind == .giveUp {
+                        logger.warning("sink gave up on a notice", metadata: ["sink": "\(name)", "seq": "\(seq)", "reason": "\(failure.reason)"])
+                        try await recordFailure(name, seq: seq, reason: failure.reason)
+                    } catch let error as CohortError where error.code == .unavailable {
+                        throw error
+                    } catch {
+                        var after: Duration = .seconds(5)
+                        if let failure = error as? SinkFailure, case .retryLater(let wait?) = failure.kind { after = max(wait, .seconds(1)) }
+                        notBefore.withLock { $0[name] = Date().addingTimeInterval(Double(after.components.seconds)) }
+                        logger.warning("sink delivery failed, retried later", metadata: ["sink": "\(name)", "seq": "\(seq)", "error": "\(error)"])
+                        holding = false
+                        try await release(name, error: "\(error)")
+                        return
+                    }
+                    guard try await advance(name, to: seq) else {
+                        logger.warning("sink lease lost", metadata: ["sink": "\(name)", "seq": "\(seq)"])
+                        holding = false
+                        return
+                    }
+                    cursor = seq
+                }
+            }
+        } catch {
+            logger.warning("server sink not delivered", metadata: ["sink": "\(name)", "error": "\(error)"])
+        }
+    }
+
+    /// Takes `sink`'s lease when no live instance holds it; returns the cursor, or nil.
+    private func acquire(_ sink: String) async throws -> Int64? {
+        try await database.run("taking a sink's lease") { connection in
+            try await connection.query("""
+                INSERT INTO cohort_sinks (name, cursor) SELECT \(sink), coalesce(max(seq), 0) FROM cohort_notices
+                ON CONFLICT (name) DO NOTHING
+                """, logger: self.logger)
+            let rows = try await connection.query("""
+                UPDATE cohort_sinks SET holder = \(self.instance), held_until = now() + make_interval(secs => \(self.lease)), updated_at = now()
+                WHERE name = \(sink) AND (holder IS NULL OR holder = \(self.instance) OR held_until < now())
+                RETURNING cursor
+                """, logger: self.logger)
+            var cursor: Int64?
+            for try await value in rows.decode(Int64.self) { cursor = value }
+            return cursor
+        }
+    }
+
+    private func pending(after cursor: Int64) async throws -> [(Int64, Stored)] {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let rows = try await database.run("reading the outbox") { connection in
+            var rows: [(Int64, String)] = []
+            for try await row in try await connection.query("SELECT seq, entry FROM cohort_notices WHERE seq > \(cursor) ORDER BY seq LIMIT 100",
+                                                            logger: self.logger).decode((Int64, String).self) {
+                rows.append(row)
+            }
+            return rows
+        }
+        return rows.compactMap { seq, text in (try? decoder.decode(Stored.self, from: Data(text.utf8))).map { (seq, $0) } }
+    }
+
+    /// Moves `sink`'s cursor to `seq` and renews its lease; false when another instance holds it now.
+    private func advance(_ sink: String, to seq: Int64) async throws -> Bool {
+        try await database.run("moving a sink's cursor") { connection in
+            let rows = try await connection.query("""
+                UPDATE cohort_sinks SET cursor = \(seq), held_until = now() + make_interval(secs => \(self.lease)), last_error = NULL, updated_at = now()
+                WHERE name = \(sink) AND holder = \(self.instance) RETURNING name
+                """, logger: self.logger)
+            for try await _ in rows { return true }
+            return false
+        }
+    }
+
+    private func release(_ sink: String, error: String?) async throws {
+        let reason = error.map { String($0.prefix(500)) }
+        try await database.run("releasing a sink's lease") { connection in
+            try await connection.query("""
+                UPDATE cohort_sinks SET holder = NULL, held_until = NULL, last_error = \(reason), updated_at = now()
+                WHERE name = \(sink) AND holder = \(self.instance)
+                """, logger: self.logger)
+        }
+    }
+
+    private func recordFailure(_ sink: String, seq: Int64, reason: String) async throws {
+        let reason = String(reason.prefix(500))
+        try await database.run("recording a delivery failure") { connection in
+            try await connection.query("""
+                INSERT INTO cohort_delivery_failures (sink, seq, reason) VALUES (\(sink), \(seq), \(reason))
+                ON CONFLICT (sink, seq) DO UPDATE SET reason = EXCLUDED.reason, failed_at = now()
+                """, logger: self.logger)
+        }
+    }
+
+    /// Runs `body` while renewing `sink`'s lease every third of its length, so that a slow delivery
+    /// keeps it.
+    private func renewingLease<T: Sendable>(_ sink: String, _ body: @Sendable () async throws -> T) async throws -> T {
+        let renewal = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(max(1, lease / 3)))
+                if Task.isCancelled { break }
+                _ = try? await database.run("renewing a sink's lease") { connection in
+                    try await connection.query("""
+                        UPDATE cohort_sinks SET held_until = now() + make_interval(secs => \(self.lease))
+                        WHERE name = \(sink) AND holder = \(self.instance)
+                        """, logger: self.logger)
+                }
+            }
+        }
+        defer { renewal.cancel() }
+        return try await body()
+    }
+}

@@ -1,0 +1,158 @@
+import CohortIdentity
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// The state every instance of a server shares, in PostgreSQL (`cohort serve --state postgres://…`):
+/// spent challenges, identity requests per client address and minute, and the server sinks' outbox
+/// (`PostgresOutbox`). The instances share the data directory, `token.key`, `challenge.key` and
+/// `--public-url`; see Docs/Server.md.
+final class PostgresServerState: ServerState {
+    let database: PostgresStore
+    let outbox: PostgresOutbox
+    let perMinute: Int
+    let spent: PostgresSpentChallenges
+    let logger: Logger
+
+    private init(database: PostgresStore, outbox: PostgresOutbox, perMinute: Int, logger: Logger) {
+        self.database = database
+        self.outbox = outbox
+        self.perMinute = perMinute
+        spent = PostgresSpentChallenges(database: database)
+        self.logger = logger
+    }
+
+    /// Connects, brings the schema up to date, and reads the server sinks. A database that cannot be
+    /// reached is `E_UNAVAILABLE` naming it (without its password).
+    static func start(_ location: PostgresLocation, store: CollaborationStore, limits: ServerLimits, logger: Logger) async throws -> PostgresServerState {
+        let database = try PostgresStore(location: location, logger: logger)
+        database.start()
+        do {
+            let from = try await PostgresSchema.migrate(database)
+            if from < PostgresSchema.currentVersion {
+                logger.notice("state store schema migrated", metadata: ["state": "\(location)", "from": "\(from)", "to": "\(PostgresSchema.currentVersion)"])
+            }
+        } catch let error as CohortError where error.code == .unavailable {
+            database.stop()
+            throw CohortError(.unavailable, "cannot reach the state store \(location)",
+                              hint: "start PostgreSQL, or check --state and its password (PGPASSWORD); the log has the details")
+        } catch {
+            database.stop()
+            throw error
+        }
+        let outbox = PostgresOutbox(database: database, store: store, lease: limits.deliveryLease, logger: logger)
+        return PostgresServerState(database: database, outbox: outbox, perMinute: limits.identityRequestsPerMinute, logger: logger)
+    }
+
+    var spentChallenges: any SpentChallengeStore { spent }
+
+    func admitIdentityRequest(from client: String) async throws {
+        let address = String(client.prefix(64))
+        let count = try await database.run("counting an identity request") { connection in
+            let rows = try await connection.query("""
+                INSERT INTO cohort_identity_requests (address, minute, count)
+                VALUES (\(address), floor(extract(epoch FROM now()) / 60)::bigint, 1)
+                ON CONFLICT (address, minute) DO UPDATE SET count = cohort_identity_requests.count + 1
+                RETURNING count
+                """, logger: self.logger)
+            var count = 0
+            for try await value in rows.decode(Int.self) { count = value }
+            return count
+        }
+        guard count <= perMinute else {
+            throw CohortError(.busy, "more than \(perMinute) identity requests this minute from this address",
+                              hint: "wait a minute and try again")
+        }
+    }
+
+    func publishing(_ identifier: String) async throws {
+        try await outbox.begin(identifier)
+    }
+
+    func pushed(_ identifier: String) {
+        let outbox = outbox
+        Task {
+            await outbox.take(identifier)
+            await outbox.deliverAll()
+        }
+    }
+
+    /// Hooks deliver only each repository's own sinks: the server's are delivered from the outbox here.
+    var hookEnvironment: [String: String] { [:] }
+
+    var services: [any Service] { [PostgresWorker(state: self)] }
+
+    /// Forgets spent challenges past their expiry and request counts of past minutes.
+    func cleanUp() async throws {
+        let now = Int64(Date().timeIntervalSince1970)
+        try await database.run("cleaning up") { connection in
+            try await connection.query("DELETE FROM cohort_spent_challenges WHERE expires_at < \(now)", logger: self.logger)
+            try await connection.query("DELETE FROM cohort_identity_requests WHERE minute < floor(extract(epoch FROM now()) / 60)::bigint - 1",
+                                       logger: self.logger)
+        }
+    }
+}
+
+/// Spent challenge nonces in PostgreSQL: an insert under a unique key decides who spends.
+final class PostgresSpentChallenges: SpentChallengeStore {
+    let database: PostgresStore
+
+    init(database: PostgresStore) {
+        self.database = database
+    }
+
+    var isDurable: Bool { true }
+
+    func contains(_ nonce: Data) async throws -> Bool {
+        let hex = nonce.hexString
+        return try await database.run("looking up a challenge") { connection in
+            let rows = try await connection.query("SELECT 1 FROM cohort_spent_challenges WHERE nonce = \(hex)", logger: self.database.logger)
+            for try await _ in rows { return true }
+            return false
+        }
+    }
+
+    func spend(_ nonce: Data, expiresAt: UInt64, now: UInt64) async throws -> Bool {
+        let hex = nonce.hexString
+        let expiry = Int64(clamping: expiresAt)
+        return try await database.run("spending a challenge") { connection in
+            let rows = try await connection.query("""
+                INSERT INTO cohort_spent_challenges (nonce, expires_at) VALUES (\(hex), \(expiry))
+                ON CONFLICT (nonce) DO NOTHING RETURNING nonce
+                """, logger: self.database.logger)
+            for try await _ in rows { return true }
+            return false
+        }
+    }
+}
+
+/// Beside the HTTP server: delivers the server sinks' notices, takes in pushes an instance missed,
+/// and cleans up, until the server stops; then closes the connections.
+struct PostgresWorker: Service {
+    let state: PostgresServerState
+    /// How often the outbox is looked at.
+    static let pollInterval: Duration = .seconds(1)
+    /// How often every collaboration's branches are compared with the outbox's record of them.
+    static let sweepInterval: TimeInterval = 10
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            var lastSweep = Date.distantPast
+            var lastCleanUp = Date.distantPast
+            while !Task.isCancelled {
+                if Date().timeIntervalSince(lastSweep) >= Self.sweepInterval {
+                    await state.outbox.sweep()
+                    lastSweep = Date()
+                }
+                await state.outbox.deliverAll()
+                if Date().timeIntervalSince(lastCleanUp) >= 60, (try? await state.cleanUp()) != nil {
+                    lastCleanUp = Date()
+                }
+                try? await Task.sleep(for: Self.pollInterval)
+            }
+        }
+        await state.outbox.shutdown()
+        state.database.stop()
+    }
+}
