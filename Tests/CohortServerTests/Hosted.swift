@@ -11,14 +11,24 @@ final class Hosted: @unchecked Sendable {
     let scenario: Scenario
     let dee: TestPerson
     let eve: TestPerson
+    /// The first (or only) instance.
     let server: ServerProcess
+    /// Every instance, and where each one listens (direct, not through nginx).
+    let servers: [ServerProcess]
+    let addresses: [String]
+    /// With several instances: their shared database, and nginx in front.
+    let cluster: PostgresCluster?
+    let database: String?
+    let proxy: NginxProxy?
     let link: String
 
     var temp: TemporaryDirectory { scenario.temp }
     var identifier: String { scenario.identifier }
 
-    /// `serverSinks`: the text of `DATA/sinks.toml`, written before the server starts.
-    init(serverArguments: [String] = [], environment: [String: String] = [:], serverSinks: String? = nil) throws {
+    /// `serverSinks`: the text of `DATA/sinks.toml`, written before the server starts. With more than
+    /// one instance, they share the data directory and a fresh PostgreSQL database (`--state`), behind
+    /// nginx, whose address is the public URL.
+    init(serverArguments: [String] = [], environment: [String: String] = [:], serverSinks: String? = nil, instances: Int = 1) throws {
         scenario = try Scenario()
         if let serverSinks {
             try FileManager.default.createDirectory(at: scenario.temp.path("data"), withIntermediateDirectories: true)
@@ -27,7 +37,32 @@ final class Hosted: @unchecked Sendable {
         dee = try .make("dee", in: scenario.temp)
         eve = try .make("eve", in: scenario.temp)
         try scenario.owner.addParticipants([dee.card()], settings: ParticipantSettings(permission: .readOnly))
-        server = try ServerProcess(data: scenario.temp.path("data"), arguments: serverArguments, environment: environment)
+        var environment = environment
+        if instances == 1 {
+            server = try ServerProcess(data: scenario.temp.path("data"), arguments: serverArguments, environment: environment)
+            servers = [server]
+            addresses = [server.url]
+            cluster = nil
+            database = nil
+            proxy = nil
+        } else {
+            let cluster = try PostgresCluster.shared()
+            let database = try cluster.createDatabase()
+            environment.merge(cluster.environment) { $1 }
+            let front = try freePort()
+            let ports = try (0..<instances).map { _ in try freePort() }
+            let data = scenario.temp.path("data")
+            servers = try ports.map { port in
+                try ServerProcess(data: data, arguments: serverArguments + [
+                    "--state", database, "--public-url", "http://127.0.0.1:\(front)", "--trusted-proxy", NginxProxy.proxyAddress,
+                ], environment: environment, listen: "127.0.0.1:\(port)")
+            }
+            server = servers[0]
+            addresses = ports.map { "http://127.0.0.1:\($0)" }
+            proxy = try NginxProxy(port: front, upstreams: ports.map { "127.0.0.1:\($0)" })
+            self.cluster = cluster
+            self.database = database
+        }
         let published = try run(cohortBinary.path, ["publish", server.url, "--workspace", scenario.owner.directory.path],
                                 in: scenario.temp.url,
                                 environment: environment.merging(["COHORT_HOME": scenario.ann.home.directory.path]) { $1 })
@@ -62,6 +97,7 @@ final class Hosted: @unchecked Sendable {
     }
 
     deinit {
-        server.stop()
+        proxy?.stop()
+        for server in servers { server.stop() }
     }
 }

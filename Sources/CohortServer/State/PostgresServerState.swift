@@ -36,7 +36,7 @@ final class PostgresServerState: ServerState {
         } catch let error as CohortError where error.code == .unavailable {
             database.stop()
             throw CohortError(.unavailable, "cannot reach the state store \(location)",
-                              hint: "start PostgreSQL, or check --state and its password (PGPASSWORD); the log has the details")
+                              hint: "start PostgreSQL, or check --state and the password in PGPASSWORD; the log has the details")
         } catch {
             database.stop()
             throw error

@@ -1,0 +1,119 @@
+import CohortTestSupport
+import Foundation
+
+/// nginx from Debian in front of several `cohort serve` instances, round-robin, on a loopback port:
+/// the configuration Scripts/two-instances.sh writes for people (Docs/Server.md).
+final class NginxProxy: @unchecked Sendable {
+    static let binary = ["/usr/sbin/nginx", "/usr/bin/nginx"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static var available: Bool { binary != nil }
+    static let missing = "nginx is not installed (make deps installs it): the tests through nginx are skipped"
+
+    /// The address nginx connects to the instances from (`--trusted-proxy`): not the one the tests'
+    /// own clients use, so that a client talking to an instance directly is not taken for the proxy.
+    static let proxyAddress = "127.0.0.2"
+
+    let directory: URL
+    let port: Int
+    private let process = Process()
+
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    /// `upstreams`: `127.0.0.1:PORT` of each instance.
+    init(port: Int, upstreams: [String]) throws {
+        guard let binary = Self.binary else { throw ServerFailure(description: Self.missing) }
+        self.port = port
+        directory = URL(fileURLWithPath: "/tmp/cohort-nginx-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let configuration = directory.appendingPathComponent("nginx.conf")
+        try Data(Self.configuration(port: port, upstreams: upstreams, directory: directory).utf8).write(to: configuration)
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["-p", directory.path, "-c", configuration.path, "-e", directory.appendingPathComponent("error.log").path]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: { () -> URL in
+            let url = directory.appendingPathComponent("stderr.log")
+            FileManager.default.createFile(atPath: url.path, contents: nil)
+            return url
+        }())
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if process.isRunning, Self.accepts(port) { return }
+            guard process.isRunning else { break }
+            usleep(50_000)
+        }
+        throw ServerFailure(description: "nginx did not start: \(log())")
+    }
+
+    func log() -> String {
+        ["stderr.log", "error.log"].map { (try? String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8)) ?? "" }.joined()
+    }
+
+    /// The configuration: round-robin over the instances; the client's Host and address passed on; no
+    /// buffering either way (pushes and clones stream); a failed connection tried on the next instance.
+    static func configuration(port: Int, upstreams: [String], directory: URL) -> String {
+        let path = directory.path
+        return """
+            daemon off;
+            worker_processes 1;
+            pid \(path)/nginx.pid;
+            events { worker_connections 1024; }
+            http {
+                access_log off;
+                client_body_temp_path \(path)/body;
+                proxy_temp_path \(path)/proxy;
+                fastcgi_temp_path \(path)/fastcgi;
+                uwsgi_temp_path \(path)/uwsgi;
+                scgi_temp_path \(path)/scgi;
+                upstream cohort {
+            \(upstreams.map { "        server \($0) max_fails=0;" }.joined(separator: "\n"))
+                }
+                server {
+                    listen 127.0.0.1:\(port);
+                    client_max_body_size 0;
+                    location / {
+                        proxy_pass http://cohort;
+                        proxy_bind \(proxyAddress);
+                        proxy_http_version 1.1;
+                        proxy_set_header Host $http_host;
+                        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+                        proxy_set_header Connection "";
+                        proxy_request_buffering off;
+                        proxy_buffering off;
+                        proxy_read_timeout 3600s;
+                        proxy_send_timeout 3600s;
+                        proxy_next_upstream error timeout;
+                    }
+                }
+            }
+
+            """
+    }
+
+    static func accepts(_ port: Int) -> Bool {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return false }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    func stop() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGQUIT)
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning, Date() < deadline { usleep(50_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
