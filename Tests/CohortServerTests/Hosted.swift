@@ -28,7 +28,8 @@ final class Hosted: @unchecked Sendable {
     /// `serverSinks`: the text of `DATA/sinks.toml`, written before the server starts. With more than
     /// one instance, they share the data directory and a fresh PostgreSQL database (`--state`), behind
     /// nginx, whose address is the public URL.
-    init(serverArguments: [String] = [], environment: [String: String] = [:], serverSinks: String? = nil, instances: Int = 1) throws {
+    init(serverArguments: [String] = [], environment: [String: String] = [:], serverSinks: String? = nil, instances: Int = 1,
+         cluster ownCluster: PostgresCluster? = nil) throws {
         scenario = try Scenario()
         if let serverSinks {
             try FileManager.default.createDirectory(at: scenario.temp.path("data"), withIntermediateDirectories: true)
@@ -46,7 +47,7 @@ final class Hosted: @unchecked Sendable {
             database = nil
             proxy = nil
         } else {
-            let cluster = try PostgresCluster.shared()
+            let cluster = try ownCluster ?? PostgresCluster.shared()
             let database = try cluster.createDatabase()
             environment.merge(cluster.environment) { $1 }
             let front = try freePort()
