@@ -84,12 +84,14 @@ final class PostgresCluster: @unchecked Sendable {
         guard let bin = Self.binaries else { throw ServerFailure(description: Self.missing) }
         let log = directory.appendingPathComponent("postgres.log")
         let postgres = "\(bin.path)/postgres -D \(directory.path)/data -p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
-        // The watchdog ends the server when the test process goes, and on SIGTERM (a fast shutdown).
+        // The watchdog ends the server (a fast shutdown) when the test process goes or the stop file
+        // appears. Not by a signal: a child of the tests' threads inherits a mask that blocks them.
+        let stopFile = directory.appendingPathComponent("stop")
+        try? FileManager.default.removeItem(at: stopFile)
         let script = """
             \(Self.asServerUser("exec " + postgres)) >>\(log.path) 2>&1 &
             server=$!
-            trap 'kill -INT $server 2>/dev/null; wait $server; exit 0' TERM
-            while kill -0 \(getpid()) 2>/dev/null && kill -0 $server 2>/dev/null; do sleep 0.2; done
+            while kill -0 \(getpid()) 2>/dev/null && kill -0 $server 2>/dev/null && [ ! -e \(stopFile.path) ]; do sleep 0.1; done
             kill -INT $server 2>/dev/null; wait $server
             """
         let process = Process()
@@ -112,7 +114,7 @@ final class PostgresCluster: @unchecked Sendable {
     /// A fast shutdown; returns once the server has gone.
     func stop() {
         guard let watchdog, watchdog.isRunning else { return }
-        watchdog.terminate()
+        FileManager.default.createFile(atPath: directory.appendingPathComponent("stop").path, contents: nil)
         watchdog.waitUntilExit()
     }
 
