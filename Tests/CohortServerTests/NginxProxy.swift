@@ -25,7 +25,7 @@ final class NginxProxy: @unchecked Sendable {
         directory = URL(fileURLWithPath: "/tmp/cohort-nginx-\(UUID().uuidString.prefix(8))", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let configuration = directory.appendingPathComponent("nginx.conf")
-        try Data(Self.configuration(port: port, upstreams: upstreams, directory: directory).utf8).write(to: configuration)
+        try Data(try Self.configuration(port: port, upstreams: upstreams, directory: directory).utf8).write(to: configuration)
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["-p", directory.path, "-c", configuration.path, "-e", directory.appendingPathComponent("error.log").path]
         process.standardInput = FileHandle.nullDevice
@@ -49,45 +49,14 @@ final class NginxProxy: @unchecked Sendable {
         ["stderr.log", "error.log"].map { (try? String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8)) ?? "" }.joined()
     }
 
-    /// The configuration: round-robin over the instances; the client's Host and address passed on; no
-    /// buffering either way (pushes and clones stream); a failed connection tried on the next instance.
-    static func configuration(port: Int, upstreams: [String], directory: URL) -> String {
-        let path = directory.path
-        return """
-            daemon off;
-            worker_processes 1;
-            pid \(path)/nginx.pid;
-            events { worker_connections 1024; }
-            http {
-                access_log off;
-                client_body_temp_path \(path)/body;
-                proxy_temp_path \(path)/proxy;
-                fastcgi_temp_path \(path)/fastcgi;
-                uwsgi_temp_path \(path)/uwsgi;
-                scgi_temp_path \(path)/scgi;
-                upstream cohort {
-            \(upstreams.map { "        server \($0) max_fails=0;" }.joined(separator: "\n"))
-                }
-                server {
-                    listen 127.0.0.1:\(port);
-                    client_max_body_size 0;
-                    location / {
-                        proxy_pass http://cohort;
-                        proxy_bind \(proxyAddress);
-                        proxy_http_version 1.1;
-                        proxy_set_header Host $http_host;
-                        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-                        proxy_set_header Connection "";
-                        proxy_request_buffering off;
-                        proxy_buffering off;
-                        proxy_read_timeout 3600s;
-                        proxy_send_timeout 3600s;
-                        proxy_next_upstream error timeout;
-                    }
-                }
-            }
-
-            """
+    /// The configuration Scripts/two-instances.sh gives nginx: round-robin over the instances, the
+    /// client's Host and address passed on, no buffering either way.
+    static func configuration(port: Int, upstreams: [String], directory: URL) throws -> String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let result = try run("/bin/bash", [root.appendingPathComponent("Scripts/two-instances.sh").path, "nginx-config", directory.path, "\(port)", proxyAddress]
+                             + upstreams, in: directory)
+        guard result.status == 0 else { throw ServerFailure(description: "nginx-config: \(result.stderr)") }
+        return result.stdout
     }
 
     static func accepts(_ port: Int) -> Bool {
