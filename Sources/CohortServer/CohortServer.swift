@@ -38,7 +38,10 @@ public final class CohortServer: Sendable {
         members = MembershipReader(store: store)
         identity = try configuration.publicBase ?? Self.stableName(in: store.serverDirectory)
         let limits = configuration.limits
-        challengeKey = try ChallengeKeyFile.loadOrCreate(at: store.serverDirectory.appendingPathComponent("challenge.key"))
+        let key = try ChallengeKeyFile.loadOrCreate(at: store.serverDirectory.appendingPathComponent("challenge.key"))
+        // Challenges are good only where their spending is recorded: an instance on another store (files,
+        // or another database) takes them for forged rather than spend them a second time.
+        challengeKey = configuration.state.map { Self.challengeKey(key, forStore: $0) } ?? key
         tokens = try TokenAuthority(
             server: identity, key: ChallengeKeyFile.loadOrCreate(at: store.serverDirectory.appendingPathComponent("token.key")),
             lifetime: TimeInterval(limits.tokenLifetime)
@@ -46,11 +49,18 @@ public final class CohortServer: Sendable {
         limiter = RequestLimiter(identityRequestsPerMinute: limits.identityRequestsPerMinute,
                                  maxConcurrentTransfers: limits.maxConcurrentTransfers)
         if let shared = configuration.state {
-            state = try await PostgresServerState.start(shared, store: store, limits: limits, logger: logger)
+            state = try await PostgresServerState.start(shared, store: store, limits: limits, limiter: limiter, logger: logger)
         } else {
             state = try FileServerState(store: store, limiter: limiter)
         }
         transfer = GitTransfer(git: configuration.gitExecutable, limits: limits, environment: state.hookEnvironment)
+    }
+
+    /// The challenge key of instances sharing `store`: derived from `challenge.key` and the database's
+    /// address (host, port, database; no password).
+    static func challengeKey(_ key: SymmetricKey, forStore store: PostgresLocation) -> SymmetricKey {
+        let label = Data("COHORT-SHARED-CHALLENGES\0\(store.host ?? store.socketDirectory ?? ""):\(store.port)/\(store.database)".utf8)
+        return SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: label, using: key)))
     }
 
     /// A random server name kept in `server/identity`, so challenges and tokens survive restarts.

@@ -81,7 +81,7 @@ struct SharedStateTests {
                            environment: ["COHORT_SERVE_STATE": "postgres://cohort:\(secret)@127.0.0.1:\(port)/cohort"])
         #expect(down.status == 1)
         let last = down.stderr.split(separator: "\n").last.map(String.init) ?? ""
-        #expect(last == "error: E_UNAVAILABLE: cannot reach the state store postgres://cohort@127.0.0.1:\(port)/cohort (start PostgreSQL, or check --state and the password in PGPASSWORD; the log has the details)",
+        #expect(last == "error: E_UNAVAILABLE: cannot reach the state store postgres://cohort@127.0.0.1:\(port)/cohort?sslmode=prefer (start PostgreSQL, or check --state and the password in PGPASSWORD; the log has the details)",
                 "\(down.stderr)")
         #expect(!down.stderr.contains(secret) && !down.stdout.contains(secret))
         for (url, reason) in [("mysql://a@b/c", "is not a postgres:// URL"), ("postgres://127.0.0.1/db", "names no user"),
@@ -123,15 +123,20 @@ struct SharedStateTests {
     func sharedRateLimit() async throws {
         let hosted = try Hosted(serverArguments: ["--identity-rate", "6"], instances: 2)
         let body = Data(#"{"operation":"pull"}"#.utf8)
-        // The publish made two (its challenge and the publish). Through nginx, round-robin over both
-        // instances, a client naming another address in X-Forwarded-For: the 7th of this minute is refused.
+        // Counts are per minute: the burst must not straddle one.
+        let second = Int(Date().timeIntervalSince1970) % 60
+        if second >= 45 { try await Task.sleep(for: .seconds(61 - second)) }
+        // The publish made two (its challenge and the publish), in this minute or the one before.
+        // Through nginx, round-robin over both instances, a client naming another address in
+        // X-Forwarded-For: the 7th of this minute is refused.
         var statuses: [Int] = []
-        for _ in 0..<6 {
+        for _ in 0..<8 {
             statuses.append(try await IdentityAPITests.send(.POST, "\(hosted.link)/challenge", headers: [
                 ("Content-Type", "application/json"), ("X-Forwarded-For", "203.0.113.9"),
             ], body: body).status)
         }
-        #expect(statuses == [200, 200, 200, 200, 429, 429], "\(statuses)")
+        let admitted = statuses.prefix { $0 == 200 }.count
+        #expect([4, 6].contains(admitted) && statuses.dropFirst(admitted).allSatisfy { $0 == 429 }, "\(statuses)")
         // Straight at an instance with a forged X-Forwarded-For: this peer is not the proxy, so the header is not read.
         let host = try #require(URL(string: hosted.link)).authority
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
@@ -143,7 +148,7 @@ struct SharedStateTests {
         request.body = .bytes(ByteBuffer(bytes: body))
         let response = try await client.execute(request, timeout: .seconds(30))
         #expect(response.status.code == 429)
-        let addresses = try hosted.cluster!.psql(hosted.database!, "SELECT string_agg(address, ' ') FROM cohort_identity_requests")
+        let addresses = try hosted.cluster!.psql(hosted.database!, "SELECT string_agg(DISTINCT address, ' ') FROM cohort_identity_requests")
         #expect(addresses == "127.0.0.1", "\(addresses)")
     }
 }

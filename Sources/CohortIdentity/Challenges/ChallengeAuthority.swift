@@ -96,16 +96,17 @@ public final class ChallengeAuthority: Sendable {
     /// Verifies `proof`, whose message must be a challenge from this authority for `operation` on
     /// `collaboration`, then spends the challenge. Checks run in the documented order: sizes; the
     /// challenge (forged, expired, scope, replayed); the key; the signature; the proof's shape; the
-    /// fold; the root's membership; and last, the spend.
+    /// fold; the root's membership; `beforeSpending`; and last, the spend.
     public func verify(
         _ proof: SignedIdentityProof, collaboration: String, operation: ChallengeOperation,
-        against roots: some RootDirectory
+        against roots: some RootDirectory, beforeSpending: () async throws -> Void = {}
     ) async throws -> RootHash {
         let challenge = try challenge(answeredBy: proof, collaboration: collaboration, operation: operation)
         guard try await !spent.contains(challenge.nonce) else {
             throw CohortError(.challengeReplayed, "challenge was already used", hint: "request a new challenge for every attempt")
         }
         let root = try proof.verify(against: roots)
+        try await beforeSpending()
         guard try await spent.spend(challenge.nonce, expiresAt: challenge.expiry, now: currentTime) else {
             throw CohortError(.challengeReplayed, "challenge was already used", hint: "request a new challenge for every attempt")
         }

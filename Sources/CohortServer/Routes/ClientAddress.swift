@@ -7,7 +7,7 @@ import HTTPTypes
 /// in the header it sends, but only what the trusted proxies appended is read.
 struct ClientAddress: Sendable {
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
-    /// Longest header read, and most entries looked at.
+    /// Most of the header's right end read, and most entries looked at.
     static let maxHeaderBytes = 4096
     static let maxEntries = 16
 
@@ -20,10 +20,13 @@ struct ClientAddress: Sendable {
     func resolve(peer: String?, headers: HTTPFields) -> String {
         guard let peer, let canonicalPeer = Self.canonical(peer) else { return peer ?? "unknown" }
         guard trusted.contains(canonicalPeer) else { return canonicalPeer }
-        let values = headers[values: Self.forwardedFor]
-        let joined = values.joined(separator: ",")
-        guard !joined.isEmpty, joined.utf8.count <= Self.maxHeaderBytes else { return canonicalPeer }
-        for entry in joined.split(separator: ",").suffix(Self.maxEntries).reversed() {
+        let joined = headers[values: Self.forwardedFor].joined(separator: ",")
+        guard !joined.isEmpty else { return canonicalPeer }
+        // Only the right end matters (what the trusted proxies appended): a long header is cut from
+        // the left, and its first, perhaps partial, entry left out.
+        var entries = String(decoding: joined.utf8.suffix(Self.maxHeaderBytes), as: UTF8.self).split(separator: ",")
+        if joined.utf8.count > Self.maxHeaderBytes, !entries.isEmpty { entries.removeFirst() }
+        for entry in entries.suffix(Self.maxEntries).reversed() {
             guard let address = Self.canonical(entry.trimmingCharacters(in: .whitespaces)) else { return canonicalPeer }
             if !trusted.contains(address) { return address }
         }

@@ -93,11 +93,13 @@ extension CohortServer {
         }
         let genesis = try ObjectID(hex: body.genesis)
         do {
-            _ = try await challenges().verify(body.proof, collaboration: identifier, operation: .membership, against: KnownRoots(active: [owner]))
+            // The collaboration is recorded before the challenge is spent: if recording fails, the
+            // same answer can be given again.
+            _ = try await challenges().verify(body.proof, collaboration: identifier, operation: .membership, against: KnownRoots(active: [owner]),
+                                              beforeSpending: { try await self.state.publishing(identifier) })
         } catch let error as CohortError where error.code == .unknownRoot {
             throw CohortError(.notPermitted, "only the collaboration's owner may publish it", hint: "publish from a device of the owner")
         }
-        try await state.publishing(identifier)
         let created = try store.register(file, genesis: genesis)
         let issued = tokens.issue(collaboration: identifier, root: owner, access: .readWrite)
         context.logger.notice(created ? "collaboration published" : "collaboration published again",

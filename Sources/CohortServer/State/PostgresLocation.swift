@@ -2,7 +2,7 @@ import CohortIdentity
 import Foundation
 
 /// Where a server's shared state lives: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`, with
-/// `?sslmode=disable|prefer|require` (default `prefer`) and `?host=/run/postgresql` for a Unix socket
+/// `?sslmode=disable|prefer|require` (default `require`, or `prefer` on loopback and a socket) and `?host=/run/postgresql` for a Unix socket
 /// folder instead of TCP. A password may come from the URL or from `PGPASSWORD`; it is never shown:
 /// `description` leaves it out.
 public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
@@ -32,7 +32,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         guard !database.isEmpty, !database.contains("/") else {
             throw CohortError(.malformed, "the state store URL names no database", hint: shape)
         }
-        var tls = TLSMode.prefer
+        var tls: TLSMode?
         var socketDirectory: String?
         for item in url.queryItems ?? [] {
             switch item.name {
@@ -58,7 +58,9 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         port = url.port ?? 5432
         self.socketDirectory = socketDirectory
         self.database = database
-        self.tls = tls
+        // Off loopback, a connection that would fall back to plain text could be stripped of TLS and
+        // have its answers forged: require it unless told otherwise.
+        self.tls = tls ?? (self.host.map { ServerConfiguration.isLoopback($0) } ?? true ? .prefer : .require)
     }
 
     /// The URL without its password, for logs and messages.
@@ -71,7 +73,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         components.path = "/" + database
         var items: [URLQueryItem] = []
         if let socketDirectory { items.append(URLQueryItem(name: "host", value: socketDirectory)) }
-        if tls != .prefer { items.append(URLQueryItem(name: "sslmode", value: tls.rawValue)) }
+        items.append(URLQueryItem(name: "sslmode", value: tls.rawValue))
         components.queryItems = items.isEmpty ? nil : items
         return components.string ?? "postgres://\(user)@…/\(database)"
     }

@@ -31,9 +31,8 @@ final class PostgresOutbox: Sendable {
     /// This instance, as leases name it.
     let instance: String
     private let sinks = Mutex<LoadedSinks>(LoadedSinks())
-    /// Sinks this instance is delivering to now, and when each may be tried again.
+    /// Sinks this instance is delivering to now.
     private let delivering = Mutex<Set<String>>([])
-    private let notBefore = Mutex<[String: Date]>([:])
     /// The tips last taken in, per collaboration, so that a sweep only writes what changed.
     private let known = Mutex<[String: String]>([:])
 
@@ -57,11 +56,13 @@ final class PostgresOutbox: Sendable {
 
     // MARK: Taking notices in
 
-    /// Records an empty history for a collaboration about to be published, so that its first push's
-    /// notices are all taken in.
+    /// Records a collaboration about to be published: a new one with an empty history, so that its
+    /// first push's notices are all taken in; one already hosted (published again) as it is.
     func begin(_ identifier: String) async throws {
+        let url = store.repositoryURL(identifier)
+        let tips = FileManager.default.fileExists(atPath: url.path) ? try Self.tips(of: url) : ""
         try await database.run("recording a new collaboration") { connection in
-            try await connection.query("INSERT INTO cohort_collaborations (identifier, tips) VALUES (\(identifier), '') ON CONFLICT (identifier) DO NOTHING",
+            try await connection.query("INSERT INTO cohort_collaborations (identifier, tips) VALUES (\(identifier), \(tips)) ON CONFLICT (identifier) DO NOTHING",
                                        logger: self.logger)
         }
     }
@@ -93,32 +94,53 @@ final class PostgresOutbox: Sendable {
             .map { "\($0.key) \($0.value.hex)" }.sorted().joined(separator: "\n")
     }
 
+    /// Takes in `identifier`'s new notices. The history is read outside the transaction; inside it,
+    /// under the lock that orders the outbox, the recorded tips are read again and the notices go in
+    /// only if nobody took this step meanwhile (otherwise it starts over).
     private func takeIn(_ identifier: String) async throws {
         let url = store.repositoryURL(identifier)
         guard FileManager.default.fileExists(atPath: url.path) else { return }
         let logger = logger
-        let taken = try await database.transaction("taking notices in") { connection -> String in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.noticeLock))", logger: logger)
-            var recorded: String?
-            for try await tips in try await connection.query("SELECT tips FROM cohort_collaborations WHERE identifier = \(identifier) FOR UPDATE",
-                                                             logger: logger).decode(String.self) {
-                recorded = tips
+        for _ in 0..<3 {
+            let recorded = try await database.run("reading a collaboration's record") { connection -> String? in
+                var recorded: String?
+                for try await tips in try await connection.query("SELECT tips FROM cohort_collaborations WHERE identifier = \(identifier)",
+                                                                 logger: logger).decode(String.self) {
+                    recorded = tips
+                }
+                return recorded
             }
-            let repository = try Repository(at: url)
             let current = try Self.tips(of: url)
-            guard let recorded else {
-                // First seen here: start from now, without sending its history again.
-                try await connection.query("INSERT INTO cohort_collaborations (identifier, tips) VALUES (\(identifier), \(current))", logger: logger)
-                return current
+            let (notices, handles): ([Notice], [String: String]) = if let recorded, recorded != current {
+                try Self.notices(in: Repository(at: url), tips: current, since: recorded)
+            } else {
+                ([], [:])
             }
-            guard recorded != current else { return current }
-            let (notices, handles) = try Self.notices(in: repository, tips: current, since: recorded)
-            try await Self.append(notices, handles: handles, collaboration: identifier, on: connection, logger: logger)
-            try await connection.query("UPDATE cohort_collaborations SET tips = \(current), updated_at = now() WHERE identifier = \(identifier)",
-                                       logger: logger)
-            return current
+            let done = try await database.transaction("taking notices in", within: .seconds(30)) { connection -> Bool in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.noticeLock))", logger: logger)
+                var now: String?
+                for try await tips in try await connection.query("SELECT tips FROM cohort_collaborations WHERE identifier = \(identifier) FOR UPDATE",
+                                                                 logger: logger).decode(String.self) {
+                    now = tips
+                }
+                guard now == recorded else { return false }
+                guard let recorded else {
+                    // First seen here (hosted before the database was): start from now, without
+                    // sending its history again.
+                    try await connection.query("INSERT INTO cohort_collaborations (identifier, tips) VALUES (\(identifier), \(current))", logger: logger)
+                    return true
+                }
+                guard recorded != current else { return true }
+                try await Self.append(notices, handles: handles, collaboration: identifier, on: connection, logger: logger)
+                try await connection.query("UPDATE cohort_collaborations SET tips = \(current), updated_at = now() WHERE identifier = \(identifier)",
+                                           logger: logger)
+                return true
+            }
+            if done {
+                known.withLock { $0[identifier] = current }
+                return
+            }
         }
-        known.withLock { $0[identifier] = taken }
     }
 
     /// The notices of the commits reachable from `tips` and from none of the tips recorded before.
@@ -156,7 +178,7 @@ final class PostgresOutbox: Sendable {
             try await connection.query("""
                 INSERT INTO cohort_notices (seq, collaboration, notice_id, entry)
                 SELECT s, \(collaboration), i, e FROM unnest(\(seqs)::bigint[], \(ids)::text[], \(entries)::text[]) AS t(s, i, e)
-                ON CONFLICT DO NOTHING
+                ON CONFLICT (collaboration, notice_id) DO NOTHING
                 """, logger: logger)
         }
     }
@@ -208,21 +230,25 @@ final class PostgresOutbox: Sendable {
         for sink in current { await sink.shutdown() }
     }
 
+    /// Delivers `sink`'s pending notices in order while this instance holds its lease. The lease is
+    /// named by a token of this run alone (a fence): a late write from an older run of this or any
+    /// instance changes nothing.
     private func deliver(to sink: any NoticeSink) async {
         let name = sink.name
-        if let wait = notBefore.withLock({ $0[name] }), wait > Date() { return }
         guard delivering.withLock({ $0.insert(name).inserted }) else { return }
         defer { delivering.withLock { _ = $0.remove(name) } }
+        let lease = "\(instance)/\(UUID().uuidString.prefix(8).lowercased())"
+        var retryAfter: Duration?
+        var reason: String?
         do {
-            guard var cursor = try await acquire(name) else { return }
-            var holding = true
-            defer { if holding { Task { try? await self.release(name, error: nil) } } }
-            while true {
+            guard var cursor = try await acquire(name, lease: lease) else { return }
+            delivery: while true {
                 let batch = try await pending(after: cursor)
                 if batch.isEmpty { break }
                 for (seq, stored) in batch {
                     do {
-                        try await renewingLease(name) {
+                        guard let stored else { throw SinkFailure.giveUp("the stored notice cannot be read by this version of Cohort") }
+                        try await renewingLease(name, lease) {
                             try await sink.deliver(stored.notice, actorHandle: stored.actorHandle)
                         }
                     } catch let failure as SinkFailure where failure.kind == .giveUp {
@@ -231,37 +257,36 @@ final class PostgresOutbox: Sendable {
                     } catch let error as CohortError where error.code == .unavailable {
                         throw error
                     } catch {
-                        var after: Duration = .seconds(5)
-                        if let failure = error as? SinkFailure, case .retryLater(let wait?) = failure.kind { after = max(wait, .seconds(1)) }
-                        notBefore.withLock { $0[name] = Date().addingTimeInterval(Double(after.components.seconds)) }
+                        retryAfter = .seconds(5)
+                        if let failure = error as? SinkFailure, case .retryLater(let wait?) = failure.kind { retryAfter = max(wait, .seconds(1)) }
+                        reason = "\(error)"
                         logger.warning("sink delivery failed, retried later", metadata: ["sink": "\(name)", "seq": "\(seq)", "error": "\(error)"])
-                        holding = false
-                        try await release(name, error: "\(error)")
-                        return
+                        break delivery
                     }
-                    guard try await advance(name, to: seq) else {
+                    guard try await advance(name, lease: lease, to: seq) else {
                         logger.warning("sink lease lost", metadata: ["sink": "\(name)", "seq": "\(seq)"])
-                        holding = false
                         return
                     }
                     cursor = seq
                 }
             }
+            try await release(name, lease: lease, error: reason, retryAfter: retryAfter)
         } catch {
             logger.warning("server sink not delivered", metadata: ["sink": "\(name)", "error": "\(error)"])
+            try? await release(name, lease: lease, error: "\(error)", retryAfter: .seconds(5))
         }
     }
 
-    /// Takes `sink`'s lease when no live instance holds it; returns the cursor, or nil.
-    private func acquire(_ sink: String) async throws -> Int64? {
+    /// Takes `sink`'s lease when no live run holds it and its retry time has come; returns the cursor, or nil.
+    private func acquire(_ sink: String, lease: String) async throws -> Int64? {
         try await database.run("taking a sink's lease") { connection in
             try await connection.query("""
                 INSERT INTO cohort_sinks (name, cursor) SELECT \(sink), coalesce(max(seq), 0) FROM cohort_notices
                 ON CONFLICT (name) DO NOTHING
                 """, logger: self.logger)
             let rows = try await connection.query("""
-                UPDATE cohort_sinks SET holder = \(self.instance), held_until = now() + make_interval(secs => \(self.lease)), updated_at = now()
-                WHERE name = \(sink) AND (holder IS NULL OR holder = \(self.instance) OR held_until < now())
+                UPDATE cohort_sinks SET holder = \(lease), held_until = now() + make_interval(secs => \(self.lease)), updated_at = now()
+                WHERE name = \(sink) AND (holder IS NULL OR held_until < now()) AND (not_before IS NULL OR not_before <= now())
                 RETURNING cursor
                 """, logger: self.logger)
             var cursor: Int64?
@@ -270,7 +295,8 @@ final class PostgresOutbox: Sendable {
         }
     }
 
-    private func pending(after cursor: Int64) async throws -> [(Int64, Stored)] {
+    /// Up to 100 notices after `cursor`, in order; nil for an entry this version cannot read.
+    private func pending(after cursor: Int64) async throws -> [(Int64, Stored?)] {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let rows = try await database.run("reading the outbox") { connection in
@@ -281,27 +307,30 @@ final class PostgresOutbox: Sendable {
             }
             return rows
         }
-        return rows.compactMap { seq, text in (try? decoder.decode(Stored.self, from: Data(text.utf8))).map { (seq, $0) } }
+        return rows.map { seq, text in (seq, try? decoder.decode(Stored.self, from: Data(text.utf8))) }
     }
 
-    /// Moves `sink`'s cursor to `seq` and renews its lease; false when another instance holds it now.
-    private func advance(_ sink: String, to seq: Int64) async throws -> Bool {
+    /// Moves `sink`'s cursor to `seq` and renews the lease; false when the lease is no longer this run's.
+    private func advance(_ sink: String, lease: String, to seq: Int64) async throws -> Bool {
         try await database.run("moving a sink's cursor") { connection in
             let rows = try await connection.query("""
                 UPDATE cohort_sinks SET cursor = \(seq), held_until = now() + make_interval(secs => \(self.lease)), last_error = NULL, updated_at = now()
-                WHERE name = \(sink) AND holder = \(self.instance) RETURNING name
+                WHERE name = \(sink) AND holder = \(lease) RETURNING name
                 """, logger: self.logger)
             for try await _ in rows { return true }
             return false
         }
     }
 
-    private func release(_ sink: String, error: String?) async throws {
+    /// Gives the lease back; after a failure, no instance tries the sink again before `retryAfter`.
+    private func release(_ sink: String, lease: String, error: String?, retryAfter: Duration?) async throws {
         let reason = error.map { String($0.prefix(500)) }
+        let wait = Double(retryAfter?.components.seconds ?? 0)
         try await database.run("releasing a sink's lease") { connection in
             try await connection.query("""
-                UPDATE cohort_sinks SET holder = NULL, held_until = NULL, last_error = \(reason), updated_at = now()
-                WHERE name = \(sink) AND holder = \(self.instance)
+                UPDATE cohort_sinks SET holder = NULL, held_until = NULL, last_error = \(reason),
+                    not_before = CASE WHEN \(wait) > 0 THEN now() + make_interval(secs => \(wait)) END, updated_at = now()
+                WHERE name = \(sink) AND holder = \(lease)
                 """, logger: self.logger)
         }
     }
@@ -318,7 +347,7 @@ final class PostgresOutbox: Sendable {
 
     /// Runs `body` while renewing `sink`'s lease every third of its length, so that a slow delivery
     /// keeps it.
-    private func renewingLease<T: Sendable>(_ sink: String, _ body: @Sendable () async throws -> T) async throws -> T {
+    private func renewingLease<T: Sendable>(_ sink: String, _ token: String, _ body: @Sendable () async throws -> T) async throws -> T {
         let renewal = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(max(1, lease / 3)))
@@ -326,7 +355,7 @@ final class PostgresOutbox: Sendable {
                 _ = try? await database.run("renewing a sink's lease") { connection in
                     try await connection.query("""
                         UPDATE cohort_sinks SET held_until = now() + make_interval(secs => \(self.lease))
-                        WHERE name = \(sink) AND holder = \(self.instance)
+                        WHERE name = \(sink) AND holder = \(token)
                         """, logger: self.logger)
                 }
             }

@@ -23,8 +23,9 @@ enum PostgresSchema {
             "CREATE TABLE cohort_collaborations (identifier text PRIMARY KEY, tips text NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())",
             // The server sinks' outbox: notices in the order they were taken in.
             "CREATE TABLE cohort_notices (seq bigint PRIMARY KEY, collaboration text NOT NULL, notice_id text NOT NULL, entry text NOT NULL, accepted_at timestamptz NOT NULL DEFAULT now(), UNIQUE (collaboration, notice_id))",
-            // Each server sink's place in the outbox, and which instance delivers to it until when.
-            "CREATE TABLE cohort_sinks (name text PRIMARY KEY, cursor bigint NOT NULL, holder text, held_until timestamptz, last_error text, updated_at timestamptz NOT NULL DEFAULT now())",
+            // Each server sink's place in the outbox, which run of which instance delivers to it until
+            // when, and after a failure, when it may be tried again.
+            "CREATE TABLE cohort_sinks (name text PRIMARY KEY, cursor bigint NOT NULL, holder text, held_until timestamptz, not_before timestamptz, last_error text, updated_at timestamptz NOT NULL DEFAULT now())",
             // Notices a sink gave up on.
             "CREATE TABLE cohort_delivery_failures (sink text NOT NULL, seq bigint NOT NULL, reason text NOT NULL, failed_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (sink, seq))",
         ],

@@ -13,19 +13,24 @@ final class PostgresServerState: ServerState {
     let outbox: PostgresOutbox
     let perMinute: Int
     let spent: PostgresSpentChallenges
+    /// This instance's own count, in front of the shared one: an address over the limit here costs
+    /// the database nothing.
+    let local: RequestLimiter
     let logger: Logger
 
-    private init(database: PostgresStore, outbox: PostgresOutbox, perMinute: Int, logger: Logger) {
+    private init(database: PostgresStore, outbox: PostgresOutbox, perMinute: Int, local: RequestLimiter, logger: Logger) {
         self.database = database
         self.outbox = outbox
         self.perMinute = perMinute
+        self.local = local
         spent = PostgresSpentChallenges(database: database)
         self.logger = logger
     }
 
     /// Connects, brings the schema up to date, and reads the server sinks. A database that cannot be
     /// reached is `E_UNAVAILABLE` naming it (without its password).
-    static func start(_ location: PostgresLocation, store: CollaborationStore, limits: ServerLimits, logger: Logger) async throws -> PostgresServerState {
+    static func start(_ location: PostgresLocation, store: CollaborationStore, limits: ServerLimits, limiter: RequestLimiter,
+                      logger: Logger) async throws -> PostgresServerState {
         let database = try PostgresStore(location: location, logger: logger)
         database.start()
         do {
@@ -42,12 +47,16 @@ final class PostgresServerState: ServerState {
             throw error
         }
         let outbox = PostgresOutbox(database: database, store: store, lease: limits.deliveryLease, logger: logger)
-        return PostgresServerState(database: database, outbox: outbox, perMinute: limits.identityRequestsPerMinute, logger: logger)
+        // Every hosted collaboration has its record before the first request: a push that lands
+        // before a sweep would otherwise become its starting point, and its notices never sent.
+        await outbox.sweep()
+        return PostgresServerState(database: database, outbox: outbox, perMinute: limits.identityRequestsPerMinute, local: limiter, logger: logger)
     }
 
     var spentChallenges: any SpentChallengeStore { spent }
 
     func admitIdentityRequest(from client: String) async throws {
+        try local.admitIdentityRequest(from: client)
         let address = String(client.prefix(64))
         let count = try await database.run("counting an identity request") { connection in
             let rows = try await connection.query("""
@@ -83,9 +92,10 @@ final class PostgresServerState: ServerState {
 
     var services: [any Service] { [PostgresWorker(state: self)] }
 
-    /// Forgets spent challenges past their expiry and request counts of past minutes.
+    /// Forgets spent challenges well past their expiry (by more than any clock skew between
+    /// instances that a challenge's check allows) and request counts of past minutes.
     func cleanUp() async throws {
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = Int64(Date().timeIntervalSince1970) - 300
         try await database.run("cleaning up") { connection in
             try await connection.query("DELETE FROM cohort_spent_challenges WHERE expires_at < \(now)", logger: self.logger)
             try await connection.query("DELETE FROM cohort_identity_requests WHERE minute < floor(extract(epoch FROM now()) / 60)::bigint - 1",

@@ -1,6 +1,7 @@
 import CohortIdentity
 import Foundation
 import Logging
+import NIOCore
 import NIOSSL
 import PostgresNIO
 import Synchronization
@@ -34,6 +35,11 @@ final class PostgresStore: Sendable {
         }
         configuration.options.connectTimeout = .seconds(3)
         configuration.options.maximumConnections = 16
+        // The database gives up too, so a query whose caller stopped waiting cannot hold a lock or a
+        // transaction for long.
+        configuration.options.additionalStartupParameters = [
+            ("statement_timeout", "10s"), ("lock_timeout", "10s"), ("idle_in_transaction_session_timeout", "30s"),
+        ]
         self.location = location
         self.logger = logger
         client = PostgresClient(configuration: configuration, backgroundLogger: Logger(label: "cohort.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
@@ -49,39 +55,57 @@ final class PostgresStore: Sendable {
         running.withLock { $0?.cancel() }
     }
 
-    /// Runs `body` with a connection, within `timeout`; a failure is `E_UNAVAILABLE` (our own errors
-    /// pass through).
-    func run<T: Sendable>(_ what: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    /// Runs `body` with a connection, within `limit`; a failure of the database is `E_UNAVAILABLE`,
+    /// our own errors pass through. When the deadline passes, the connection is closed under the
+    /// query, so it cannot finish later or hold a place in the pool.
+    func run<T: Sendable>(_ what: String, within limit: Duration = timeout,
+                          _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let client = client
-        return try await bounded(what) { try await client.withConnection { try await body($0) } }
+        let leased = Mutex<PostgresConnection?>(nil)
+        do {
+            return try await Deadline.race(limit, onTimeout: {
+                if let connection = leased.withLock({ $0 }) {
+                    let _: EventLoopFuture<Void> = connection.close()
+                }
+            }) {
+                try await client.withConnection { connection in
+                    leased.withLock { $0 = connection }
+                    return try await body(connection)
+                }
+            }
+        } catch {
+            throw classify(error, what)
+        }
     }
 
     /// Like `run`, inside one transaction: all or nothing.
-    func transaction<T: Sendable>(_ what: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        let client = client
+    func transaction<T: Sendable>(_ what: String, within limit: Duration = timeout,
+                                  _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let logger = logger
-        return try await bounded(what) {
-            try await client.withConnection { connection in
-                try await connection.withTransaction(logger: logger) { try await body($0) }
+        return try await run(what, within: limit) { connection in
+            try await connection.withTransaction(logger: logger) { try await body($0) }
+        }
+    }
+
+    /// `E_UNAVAILABLE` for what passes (the database down, restarting, overloaded, too slow, a lock
+    /// or serialization conflict); anything else is a failure of ours or of the database's setup
+    /// (`E_IO`, logged as an error), so that a client is not told to retry what never will work.
+    private func classify(_ error: any Error, _ what: String) -> any Error {
+        var error = error
+        if let transaction = error as? PostgresTransactionError {
+            error = transaction.closureError ?? transaction.beginError ?? transaction.commitError ?? transaction
+        }
+        if error is CohortError { return error }
+        if let failure = error as? PSQLError, let state = failure.serverInfo?[.sqlState] {
+            let passing = ["08", "53", "57P", "40001", "40P01", "55P03", "57014"].contains { state.hasPrefix($0) }
+            if !passing {
+                let message = failure.serverInfo?[.message] ?? ""
+                logger.error("state store refused a query", metadata: ["during": "\(what)", "sqlstate": "\(state)", "error": "\(message.prefix(300))"])
+                return CohortError(.io, "the server's state store refused \(what): \(message.prefix(200)) (SQLSTATE \(state))",
+                                   hint: "the server's log has the details")
             }
         }
-    }
-
-    private func bounded<T: Sendable>(_ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        do {
-            return try await Deadline.race(Self.timeout, body)
-        } catch let error as CohortError {
-            throw error
-        } catch let error as PostgresTransactionError {
-            if let inner = error.closureError as? CohortError { throw inner }
-            throw unavailable(what, error)
-        } catch {
-            throw unavailable(what, error)
-        }
-    }
-
-    private func unavailable(_ what: String, _ error: any Error) -> CohortError {
-        let detail = error is Deadline.Passed ? "no answer within \(Self.timeout)" : String(reflecting: error).prefix(400)
+        let detail = error is Deadline.Passed ? "no answer within the time allowed" : String(reflecting: error).prefix(400)
         logger.warning("state store unavailable", metadata: ["state": "\(location)", "during": "\(what)", "error": "\(detail)"])
         return CohortError(.unavailable, "the server's state store is unavailable", hint: "try again in a few seconds")
     }
@@ -92,16 +116,26 @@ final class PostgresStore: Sendable {
 enum Deadline {
     struct Passed: Error {}
 
-    static func race<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    static func race<T: Sendable>(_ limit: Duration, onTimeout: @escaping @Sendable () -> Void = {},
+                                  _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let once = Once<T>()
         return try await withCheckedThrowingContinuation { continuation in
             once.set(continuation)
+            let timer = Mutex<Task<Void, Never>?>(nil)
             let work = Task {
-                do { once.resume(.success(try await body())) } catch { once.resume(.failure(error)) }
+                let result: Result<T, any Error>
+                do { result = .success(try await body()) } catch { result = .failure(error) }
+                if once.resume(result) { timer.withLock { $0?.cancel() } }
             }
-            Task {
-                try? await Task.sleep(for: limit)
-                if once.resume(.failure(Passed())) { work.cancel() }
+            timer.withLock { timer in
+                timer = Task {
+                    try? await Task.sleep(for: limit)
+                    guard !Task.isCancelled else { return }
+                    if once.resume(.failure(Passed())) {
+                        onTimeout()
+                        work.cancel()
+                    }
+                }
             }
         }
     }
