@@ -212,7 +212,7 @@ let package = Package(
         .executableTarget(
             name: "cohort-bench",
             dependencies: [
-                "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace",
+                "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace", "CohortRemote",
                 "CohortNotices", "FileSink", "WebhookSink",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

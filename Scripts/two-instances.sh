@@ -6,6 +6,8 @@
 #   bash Scripts/two-instances.sh nginx-config PREFIX PORT PROXY-ADDRESS HOST:PORT...
 #                                                print the nginx configuration it uses (the tests use it too)
 # Needs Debian's postgresql and nginx (make deps). As root, PostgreSQL runs as the postgres user.
+# COHORT_BIN: the folder of the cohort binary (default: a release build); COHORT_SERVE_ARGS: more
+# options for both instances (e.g. "--identity-rate 1000000").
 set -euo pipefail
 scripts="$(cd "$(dirname "$0")" && pwd)"
 
@@ -93,8 +95,9 @@ start() {
   : > "$dir/pids"
   for port in "$p1" "$p2"; do
     (set -a; source "$dir/state.env"; set +a
+     # shellcheck disable=SC2086 # COHORT_SERVE_ARGS: more options for both instances, split on spaces
      exec setsid "$bin/cohort" serve --data "$dir/data" --listen "127.0.0.1:$port" --public-url "http://127.0.0.1:$front" \
-       --trusted-proxy 127.0.0.2 >"$dir/serve-$port.out" 2>"$dir/serve-$port.log" </dev/null) &
+       --trusted-proxy 127.0.0.2 ${COHORT_SERVE_ARGS:-} >"$dir/serve-$port.out" 2>"$dir/serve-$port.log" </dev/null) &
     echo "$!" >> "$dir/pids"
     wait_for 60 grep -q "listening on" "$dir/serve-$port.out" || { echo "error: E_IO: cohort serve did not start (see $dir/serve-$port.log)" >&2; exit 1; }
   done
@@ -127,5 +130,5 @@ case "${1:-}" in
   start) start "${2:-}" ;;
   stop) stop "${2:-}" ;;
   nginx-config) shift; nginx_config "$@" ;;
-  *) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 64 ;;
+  *) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 64 ;;
 esac

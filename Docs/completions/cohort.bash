@@ -834,8 +834,8 @@ _cohort_proof_verify() {
 _cohort_serve() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
-    repeating_options=()
-    non_repeating_options=(--data --listen --tls-cert --tls-key --public-url --max-push-mb --max-transfers --token-lifetime --challenge-lifetime --identity-rate --log-level)
+    repeating_options=(--trusted-proxy)
+    non_repeating_options=(--data --listen --tls-cert --tls-key --public-url --max-push-mb --max-transfers --token-lifetime --challenge-lifetime --identity-rate --state --delivery-lease --log-level)
     __cohort_offer_flags_options 0
 
     # Offer option value completions
@@ -868,6 +868,15 @@ _cohort_serve() {
         return
         ;;
     '--identity-rate')
+        return
+        ;;
+    '--state')
+        return
+        ;;
+    '--trusted-proxy')
+        return
+        ;;
+    '--delivery-lease')
         return
         ;;
     '--log-level')

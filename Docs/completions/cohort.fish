@@ -103,7 +103,7 @@ function __cohort_parse_tokens -S
                 __cohort_parse_subcommand 0 'roots=' 'proof=' 'version' 'h/help'
             end
         case 'serve'
-            __cohort_parse_subcommand 0 'data=' 'listen=' 'tls-cert=' 'tls-key=' 'public-url=' 'max-push-mb=' 'max-transfers=' 'token-lifetime=' 'challenge-lifetime=' 'identity-rate=' 'log-level=' 'version' 'h/help'
+            __cohort_parse_subcommand 0 'data=' 'listen=' 'tls-cert=' 'tls-key=' 'public-url=' 'max-push-mb=' 'max-transfers=' 'token-lifetime=' 'challenge-lifetime=' 'identity-rate=' 'state=' 'trusted-proxy=+' 'delivery-lease=' 'log-level=' 'version' 'h/help'
         case 'publish'
             __cohort_parse_subcommand 1 'remote=' 'json' 'workspace=' 'home=' 'version' 'h/help'
         case 'clone'
@@ -383,6 +383,9 @@ complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options 
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort serve" token-lifetime' -l 'token-lifetime' -d 'Seconds an access token lives.' -rfka ''
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort serve" challenge-lifetime' -l 'challenge-lifetime' -d 'Seconds a challenge may be answered (1 to 300).' -rfka ''
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort serve" identity-rate' -l 'identity-rate' -d 'Challenge and token requests per client address per minute.' -rfka ''
+complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort serve" state' -l 'state' -d 'A PostgreSQL database the instances of one server share (spent challenges, request limits, the server sinks\' outbox): postgres://USER@HOST[:PORT]/DATABASE, the password in PGPASSWORD. Also read from COHORT_SERVE_STATE. Without it the state stays in DIR/server.' -rfka ''
+complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort serve"' -l 'trusted-proxy' -d 'A proxy (nginx) in front of this server, by IP address: the client address its X-Forwarded-For names is used for limits and logs. Repeatable.' -rfka ''
+complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort serve" delivery-lease' -l 'delivery-lease' -d 'With --state: seconds an instance holds a server sink before another instance may take over its delivery.' -rfka ''
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort serve" log-level' -l 'log-level' -d 'trace, debug, info, notice, warning, error or critical.' -rfka ''
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort serve" version' -l 'version' -d 'Show the version.'
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort serve" h help' -s 'h' -l 'help' -d 'Show help information.'

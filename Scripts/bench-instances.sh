@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Past one machine, measured side by side in one run:
+#  - clones per second, 20 `git clone --no-checkout` at once through git-credential-cohort, against
+#    one instance directly and against two instances behind nginx (Scripts/two-instances.sh; the
+#    same data directory and PostgreSQL database);
+#  - challenge + token exchanges per second against one instance on the file store and one on
+#    PostgreSQL (cohort-bench exchanges: 8 clients, each exchange a fresh challenge signed and answered).
+#   bash Scripts/bench-instances.sh [FILES] [ROUNDS]        (defaults 2000 and 5)
+set -euo pipefail
+scripts="$(cd "$(dirname "$0")" && pwd)"
+source "$scripts/timing.sh"
+cd "$scripts/.."
+files=${1:-2000}
+rounds=${2:-5}
+bin="$(bash "$scripts/build-release.sh" cohort git-credential-cohort cohort-bench 2>/dev/null)"
+work=$(mktemp -d /tmp/cohort-bench-instances.XXXXXX)
+chmod 755 "$work"
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  bash "$scripts/two-instances.sh" stop "$work/two" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+export PATH="$bin:$PATH" GIT_TERMINAL_PROMPT=0 COHORT_HOME="$work/ann"
+cohort id init --handle ann@example.com --name Ann >/dev/null
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+serve() {  # serve NAME ARGS...: starts cohort serve, prints its URL
+  local name=$1; shift
+  setsid "$bin/cohort" serve "$@" >"$work/$name.out" 2>"$work/$name.log" </dev/null &
+  pids+=($!)
+  for _ in $(seq 1 300); do grep -q "listening on" "$work/$name.out" 2>/dev/null && break; sleep 0.1; done
+  sed -n 's/^listening on \([^ ]*\).*/\1/p' "$work/$name.out"
+}
+rate=(--identity-rate 1000000)
+
+# Two instances behind nginx, and a third on the same data directory and database, reached directly.
+front=$(COHORT_BIN="$bin" COHORT_SERVE_ARGS="${rate[*]}" bash "$scripts/two-instances.sh" start "$work/two" 2>/dev/null)
+set -a; source "$work/two/state.env"; set +a
+single_port=$(free_port)
+single=$(serve single --data "$work/two/data" --listen "127.0.0.1:$single_port" "${rate[@]}")
+unset COHORT_SERVE_STATE
+files_url=$(serve files --data "$work/files" --listen 127.0.0.1:0 "${rate[@]}")
+
+mkdir -p "$work/recipes"
+python3 "$scripts/generate-documents.py" "$work/recipes" "$files"
+cohort start "$work/recipes" --title "Benchmark Recipes" >/dev/null
+link=$(cohort publish "$front" --workspace "$work/recipes" 2>/dev/null)
+id=${link##*/}
+direct="$single/c/$id"
+# The file store's own collaboration, for the exchanges.
+mkdir -p "$work/small" && echo "hello" > "$work/small/a.md"
+cohort start "$work/small" --title "Exchanges" >/dev/null
+files_link=$(cohort publish "$files_url" --workspace "$work/small" 2>/dev/null)
+
+helper=(-c credential.helper=cohort -c credential.useHttpPath=true)
+parallel_clones() {  # parallel_clones URL: clones per second with 20 at once
+  rm -rf "$work/parallel"; mkdir -p "$work/parallel"
+  local start end
+  start=$(now)
+  for i in $(seq 1 20); do git "${helper[@]}" clone -q --no-checkout "$1" "$work/parallel/$i" & done
+  wait
+  end=$(now)
+  for i in $(seq 1 20); do git -C "$work/parallel/$i" rev-parse -q --verify HEAD >/dev/null || { echo "parallel clone $i failed" >&2; exit 1; }; done
+  awk -v s="$(elapsed "$start" "$end")" 'BEGIN { printf "%.2f", 20 / s }'
+}
+# Tokens cached for both URLs first: the transfers are measured, not the first exchange.
+git "${helper[@]}" ls-remote "$link" >/dev/null; git "${helper[@]}" ls-remote "$direct" >/dev/null
+parallel_clones "$link" >/dev/null   # warm-up
+one=(); two=(); ex_files=(); ex_pg=()
+for _ in $(seq 1 "$rounds"); do   # interleaved, so both see the same machine
+  one+=("$(parallel_clones "$direct")")
+  two+=("$(parallel_clones "$link")")
+  ex_files+=("$(cohort-bench exchanges "$files_link" 5 8)")
+  ex_pg+=("$(cohort-bench exchanges "$direct" 5 8)")
+done
+med() { printf '%s\n' "$@" | median; }
+spr() { printf '%s\n' "$@" | spread %.1f; }
+o=$(med "${one[@]}"); t=$(med "${two[@]}"); ef=$(med "${ex_files[@]}"); ep=$(med "${ex_pg[@]}")
+
+printf '\n%d files, %d cores; medians of %d interleaved rounds (lowest–highest beside)\n\n' "$files" "$(nproc)" "$rounds"
+printf '| what | baseline | measured | ratio | lowest–highest (baseline / measured) |\n|---|---:|---:|---:|---|\n'
+printf '| clones per second, 20 at once: one instance direct → two instances behind nginx | %.2f | %.2f | %s× | %s / %s |\n' \
+  "$o" "$t" "$(ratio "$t" "$o")" "$(spr "${one[@]}")" "$(spr "${two[@]}")"
+printf '| challenge + token exchanges per second, 8 clients: file store → PostgreSQL | %.1f | %.1f | %s× | %s / %s |\n' \
+  "$ef" "$ep" "$(ratio "$ep" "$ef")" "$(spr "${ex_files[@]}")" "$(spr "${ex_pg[@]}")"
+printf '\ngoals: two instances behind nginx ≥ 0.95× one instance; PostgreSQL ≥ 0.8× the file store\n'
