@@ -17,8 +17,9 @@ enum PostgresSchema {
             // the unique key decides which of two concurrent answers spends it.
             "CREATE TABLE cohort_spent_challenges (nonce text PRIMARY KEY, expires_at bigint NOT NULL)",
             "CREATE INDEX cohort_spent_challenges_expiry ON cohort_spent_challenges (expires_at)",
-            // Identity requests per client address and minute (the database's clock).
-            "CREATE TABLE cohort_identity_requests (address text NOT NULL, minute bigint NOT NULL, count integer NOT NULL, PRIMARY KEY (address, minute))",
+            // Identity requests per client address and minute (the database's clock). Unlogged: a
+            // count is worth no disk write, and a crash of the database only forgets this minute's.
+            "CREATE UNLOGGED TABLE cohort_identity_requests (address text NOT NULL, minute bigint NOT NULL, count integer NOT NULL, PRIMARY KEY (address, minute))",
             // Each collaboration's branch tips as of the last time its notices were taken in.
             "CREATE TABLE cohort_collaborations (identifier text PRIMARY KEY, tips text NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())",
             // The server sinks' outbox: notices in the order they were taken in.
