@@ -58,6 +58,7 @@ final class PostgresStore: Sendable {
     /// Runs `body` with a connection, within `limit`; a failure of the database is `E_UNAVAILABLE`,
     /// our own errors pass through. When the deadline passes, the connection is closed under the
     /// query, so it cannot finish later or hold a place in the pool.
+    @discardableResult
     func run<T: Sendable>(_ what: String, within limit: Duration = timeout,
                           _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let client = client
