@@ -54,23 +54,13 @@ cohort start "$work/small" --title "Exchanges" >/dev/null
 files_link=$(cohort publish "$files_url" --workspace "$work/small" 2>/dev/null)
 
 helper=(-c credential.helper=cohort -c credential.useHttpPath=true)
-parallel_clones() {  # parallel_clones URL: clones per second with 20 at once
-  rm -rf "$work/parallel"; mkdir -p "$work/parallel"
-  local start end
-  start=$(now)
-  for i in $(seq 1 20); do git "${helper[@]}" clone -q --no-checkout "$1" "$work/parallel/$i" & done
-  wait
-  end=$(now)
-  for i in $(seq 1 20); do git -C "$work/parallel/$i" rev-parse -q --verify HEAD >/dev/null || { echo "parallel clone $i failed" >&2; exit 1; }; done
-  awk -v s="$(elapsed "$start" "$end")" 'BEGIN { printf "%.2f", 20 / s }'
-}
 # Tokens cached for both URLs first: the transfers are measured, not the first exchange.
 git "${helper[@]}" ls-remote "$link" >/dev/null; git "${helper[@]}" ls-remote "$direct" >/dev/null
-parallel_clones "$link" >/dev/null   # warm-up
+parallel_clones "$link" "$work/parallel" >/dev/null   # warm-up
 one=(); two=(); ex_files=(); ex_pg=()
 for _ in $(seq 1 "$rounds"); do   # interleaved, so both see the same machine
-  one+=("$(parallel_clones "$direct")")
-  two+=("$(parallel_clones "$link")")
+  one+=("$(parallel_clones "$direct" "$work/parallel")")
+  two+=("$(parallel_clones "$link" "$work/parallel")")
   ex_files+=("$(cohort-bench exchanges "$files_link" 5 8)")
   ex_pg+=("$(cohort-bench exchanges "$direct" 5 8)")
 done

@@ -87,17 +87,7 @@ cf=$(printf '%s\n' "${clone_fresh[@]}" | median)
 fs=$(printf '%s\n' "${fetch_served[@]}" | median); fp=$(printf '%s\n' "${fetch_plain[@]}" | median)
 full_served=$(clone_once "$link" "" checkout); full_plain=$(clone_once "$plain" "" checkout)
 
-parallel_clones() {  # parallel_clones URL: clones per second with 20 at once
-  rm -rf "$work/parallel"; mkdir -p "$work/parallel"
-  local start end
-  start=$(now)
-  for i in $(seq 1 20); do git "${with_helper[@]}" clone -q --no-checkout "$1" "$work/parallel/$i" & done
-  wait
-  end=$(now)
-  for i in $(seq 1 20); do git -C "$work/parallel/$i" rev-parse -q --verify HEAD >/dev/null || { echo "parallel clone $i failed" >&2; exit 1; }; done
-  awk -v s="$(elapsed "$start" "$end")" 'BEGIN { printf "%.2f", 20 / s }'
-}
-ps=$(parallel_clones "$link"); pp=$(parallel_clones "$plain")
+ps=$(parallel_clones "$link" "$work/parallel"); pp=$(parallel_clones "$plain" "$work/parallel")
 
 start=$(now); rm -rf "$work/cohort-clone"; cohort clone "$link" "$work/cohort-clone" >/dev/null 2>&1; end=$(now)
 cc=$(elapsed "$start" "$end")

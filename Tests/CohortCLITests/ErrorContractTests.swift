@@ -131,18 +131,8 @@ import Testing
         expectRefusal(try cli.run(["serve", "--data", data.path, "--tls-cert", sandbox.path("garbage.pem").path,
                                    "--tls-key", sandbox.path("garbage.key").path]), "E_MALFORMED")
         // A port something else listens on.
-        let taken = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (taken, port) = try loopbackSocket(listening: true)
         defer { close(taken) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(taken, $0, length) == 0 && listen(taken, 1) == 0 && getsockname(taken, $0, &length) == 0 }
-        }
-        #expect(bound)
-        let port = Int(UInt16(bigEndian: address.sin_port))
         let busy = try cli.run(["serve", "--data", data.path, "--listen", "127.0.0.1:\(port)"])
         expectRefusal(busy, "E_NETWORK")
         #expect(busy.stderr.contains("127.0.0.1:\(port): the port is already in use"), "\(busy.stderr)")

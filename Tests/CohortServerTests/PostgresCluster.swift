@@ -135,20 +135,3 @@ final class PostgresCluster: @unchecked Sendable {
         guard result.status == 0 else { throw ServerFailure(description: "chown: \(result.stderr)") }
     }
 }
-
-/// A TCP port on loopback that nothing listens on right now.
-func freePort() throws -> Int {
-    let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard socket >= 0 else { throw ServerFailure(description: "socket: \(errno)") }
-    defer { close(socket) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-    }
-    guard bound else { throw ServerFailure(description: "bind: \(errno)") }
-    return Int(UInt16(bigEndian: address.sin_port))
-}

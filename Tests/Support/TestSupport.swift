@@ -131,3 +131,31 @@ public let cohortBinary: URL = {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     return root.appendingPathComponent(".build/debug/cohort")
 }()
+
+/// A TCP socket bound to a free port on 127.0.0.1 (listening when asked); the caller closes it.
+public func loopbackSocket(listening: Bool = false) throws -> (socket: Int32, port: Int) {
+    let handle = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard handle >= 0 else { throw CohortError(.io, "socket: errno \(errno)") }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(handle, $0, length) == 0 && (!listening || listen(handle, 1) == 0) && getsockname(handle, $0, &length) == 0
+        }
+    }
+    guard bound else {
+        close(handle)
+        throw CohortError(.io, "bind: errno \(errno)")
+    }
+    return (handle, Int(UInt16(bigEndian: address.sin_port)))
+}
+
+/// A TCP port on loopback that nothing listens on right now.
+public func freePort() throws -> Int {
+    let (handle, port) = try loopbackSocket()
+    close(handle)
+    return port
+}
