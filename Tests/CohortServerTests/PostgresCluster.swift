@@ -93,6 +93,7 @@ final class PostgresCluster: @unchecked Sendable {
             server=$!
             while kill -0 \(getpid()) 2>/dev/null && kill -0 $server 2>/dev/null && [ ! -e \(stopFile.path) ]; do sleep 0.1; done
             kill -INT $server 2>/dev/null; wait $server
+            kill -0 \(getpid()) 2>/dev/null || rm -rf \(directory.path)
             """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
