@@ -15,9 +15,9 @@ rounds=${2:-5}
 bin="$(bash "$scripts/build-release.sh" cohort git-credential-cohort cohort-bench 2>/dev/null)"
 work=$(mktemp -d /tmp/cohort-bench-instances.XXXXXX)
 chmod 755 "$work"
-pids=()
 cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  # serve runs in a command substitution's subshell: its pids are kept in a file.
+  [ -e "$work/pids" ] && while read -r pid; do kill "$pid" 2>/dev/null || true; done < "$work/pids"
   bash "$scripts/two-instances.sh" stop "$work/two" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
@@ -28,7 +28,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 serve() {  # serve NAME ARGS...: starts cohort serve, prints its URL
   local name=$1; shift
   setsid "$bin/cohort" serve "$@" >"$work/$name.out" 2>"$work/$name.log" </dev/null &
-  pids+=($!)
+  echo "$!" >> "$work/pids"
   for _ in $(seq 1 300); do grep -q "listening on" "$work/$name.out" 2>/dev/null && break; sleep 0.1; done
   sed -n 's/^listening on \([^ ]*\).*/\1/p' "$work/$name.out"
 }
