@@ -94,6 +94,23 @@ final class PostgresOutbox: Sendable {
             .map { "\($0.key) \($0.value.hex)" }.sorted().joined(separator: "\n")
     }
 
+    /// The lines of `tips` whose whole history the verification core accepts (what the hook remembered
+    /// is not checked again). A branch it refuses was written past the hook (a ref the hook never
+    /// saw): it is left out and logged, so that none of its notices goes out.
+    private func accepted(_ tips: String, in repository: Repository, of identifier: String) -> String {
+        tips.split(separator: "\n").filter { line in
+            guard let hex = line.split(separator: " ").last, let tip = try? ObjectID(hex: String(hex)) else { return false }
+            do {
+                _ = try repository.verifyHistory(to: tip)
+                return true
+            } catch {
+                logger.error("a branch fails verification; its notices are not sent",
+                             metadata: ["collaboration": "\(identifier)", "branch": "\(line.split(separator: " ").first ?? "")", "error": "\(error)"])
+                return false
+            }
+        }.joined(separator: "\n")
+    }
+
     /// Takes in `identifier`'s new notices. The history is read outside the transaction; inside it,
     /// under the lock that orders the outbox, the recorded tips are read again and the notices go in
     /// only if nobody took this step meanwhile (otherwise it starts over).
@@ -110,9 +127,11 @@ final class PostgresOutbox: Sendable {
                 }
                 return recorded
             }
-            let current = try Self.tips(of: url)
+            let all = try Self.tips(of: url)
+            let repository = try Repository(at: url)
+            let current = accepted(all, in: repository, of: identifier)
             let (notices, handles): ([Notice], [String: String]) = if let recorded, recorded != current {
-                try Self.notices(in: Repository(at: url), tips: current, since: recorded)
+                try Self.notices(in: repository, tips: current, since: recorded)
             } else {
                 ([], [:])
             }
@@ -137,7 +156,9 @@ final class PostgresOutbox: Sendable {
                 return true
             }
             if done {
-                known.withLock { $0[identifier] = current }
+                // What was looked at, refused branches included: a sweep looks again only when a
+                // branch moves.
+                known.withLock { $0[identifier] = all }
                 return
             }
         }
