@@ -233,6 +233,23 @@ import Testing
         expectViolation(.malformed, in: bo, at: id)
     }
 
+    /// The owner signs, with her real key, a members file whose JSON names `participants` twice (the
+    /// second list empty): one reader would see everyone, another no one. Refused by the hook and by
+    /// `cohort verify` with the same code at the same commit, as a notice naming a field twice is.
+    @Test(arguments: Transport.allCases)
+    func membersFileNamingAFieldTwice(transport: Transport) throws {
+        let server = try HookServer(transport: transport)
+        let scenario = server.scenario
+        let ann = try server.clone("ann-clone", for: scenario.ann)
+        let annSigner = try signer(scenario.ann.home, in: ann)
+        let membership = try ann.state().membership
+        let file = try Attacks.envelope(payload: Attacks.payload(membership, by: annSigner, namingAgain: "participants", as: "[]"),
+                                        type: Membership.payloadType, by: annSigner)
+        let id = try forge(ann, signer: annSigner, files: [CohortLayout.members: file])
+        try server.expectRefused(ann, "E_MALFORMED", at: id)
+        expectViolation(.malformed, in: ann, at: id)
+    }
+
     /// A push long enough to be prepared on several threads (70 commits), with a notice signed by
     /// someone else deep inside: the hook and `cohort verify` stop at the same commit.
     @Test func aLongPushWithOneForgedNoticeInside() throws {

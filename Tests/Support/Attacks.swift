@@ -81,14 +81,20 @@ public enum Attacks {
     /// The signed payload of `notice` by `signer`, with `"type"` named a second time as `second`
     /// (`JSONDecoder` keeps the first value, most other readers the last).
     public static func noticePayloadNamingTypeTwice(_ notice: Notice, second: NoticeType, by signer: CollaborationSigner) throws -> Data {
-        var signed = notice
+        try payload(notice, by: signer, namingAgain: "type", as: "\"\(second.rawValue)\"")
+    }
+
+    /// The payload of `value` signed by `signer`, with `key` named a second time, its value the JSON
+    /// text `json`.
+    public static func payload<P: SignedPayload>(_ value: P, by signer: CollaborationSigner, namingAgain key: String, as json: String) throws -> Data {
+        var signed = value
         signed.signer = signer.signer
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         var text = String(decoding: try encoder.encode(signed), as: UTF8.self)
         text.removeLast()
-        return Data((text + #","type":"\#(second.rawValue)"}"#).utf8)
+        return Data((text + ",\"\(key)\":\(json)}").utf8)
     }
 
     /// The files of `count` content.edited notices signed by `signer` (a sync of that many edits, made

@@ -115,6 +115,14 @@ extension Envelope {
                 throw CohortError(.malformed, "\(path) payload does not match \(P.payloadType): \(error.reason.prefix(80))")
             }
         }
+        // Every other kind passes the same strict reader first (a key named twice, a lone surrogate,
+        // bad UTF-8 refused), so that a signed file means one thing to every reader, then Foundation's
+        // decoder gives it its type.
+        do {
+            _ = try JSONValue.parse(payload)
+        } catch {
+            throw CohortError(.malformed, "\(path) payload does not match \(P.payloadType): \(error.reason.prefix(80))")
+        }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         do {
