@@ -39,9 +39,6 @@ public final class CohortServer: Sendable {
         identity = try configuration.publicBase ?? Self.stableName(in: store.serverDirectory)
         let limits = configuration.limits
         let key = try ChallengeKeyFile.loadOrCreate(at: store.serverDirectory.appendingPathComponent("challenge.key"))
-        // Challenges are good only where their spending is recorded: an instance on another store (files,
-        // or another database) takes them for forged rather than spend them a second time.
-        challengeKey = configuration.state.map { Self.challengeKey(key, forStore: $0) } ?? key
         tokens = try TokenAuthority(
             server: identity, key: ChallengeKeyFile.loadOrCreate(at: store.serverDirectory.appendingPathComponent("token.key")),
             lifetime: TimeInterval(limits.tokenLifetime)
@@ -53,13 +50,17 @@ public final class CohortServer: Sendable {
         } else {
             state = try FileServerState(store: store, limiter: limiter)
         }
+        // Challenges are good only where their spending is recorded: an instance on another store (files,
+        // or another database) takes them for forged rather than spend them a second time.
+        challengeKey = state.storeIdentity.map { Self.challengeKey(key, forStore: $0) } ?? key
         transfer = GitTransfer(git: configuration.gitExecutable, limits: limits, environment: state.hookEnvironment)
     }
 
-    /// The challenge key of instances sharing `store`: derived from `challenge.key` and the database's
-    /// address (host, port, database; no password).
-    static func challengeKey(_ key: SymmetricKey, forStore store: PostgresLocation) -> SymmetricKey {
-        let label = Data("COHORT-SHARED-CHALLENGES\0\(store.host ?? store.socketDirectory ?? ""):\(store.port)/\(store.database)".utf8)
+    /// The challenge key of instances sharing the store named `identity` (made once, in the store):
+    /// derived from `challenge.key`, so that however each instance spells the database's address,
+    /// they agree.
+    static func challengeKey(_ key: SymmetricKey, forStore identity: String) -> SymmetricKey {
+        let label = Data("COHORT-SHARED-CHALLENGES\0\(identity)".utf8)
         return SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: label, using: key)))
     }
 

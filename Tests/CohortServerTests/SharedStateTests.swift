@@ -56,7 +56,7 @@ struct SharedStateTests {
         #expect(first.logText().contains("\"message\":\"state store schema migrated\""))
         #expect(try cluster.psql(database, "SELECT version FROM cohort_schema") == "1")
         let tables = try cluster.psql(database, "SELECT string_agg(tablename, ' ' ORDER BY tablename) FROM pg_tables WHERE tablename LIKE 'cohort_%'")
-        #expect(tables == "cohort_collaborations cohort_delivery_failures cohort_identity_requests cohort_notices cohort_schema cohort_sinks cohort_spent_challenges")
+        #expect(tables == "cohort_collaborations cohort_delivery_failures cohort_identity_requests cohort_notices cohort_schema cohort_sinks cohort_spent_challenges cohort_store")
         first.stop()
         // A second start finds the schema current; a second instance beside it too.
         let again = try ServerProcess(data: temp.path("data"), arguments: ["--state", database], environment: cluster.environment)
@@ -81,9 +81,18 @@ struct SharedStateTests {
                            environment: ["COHORT_SERVE_STATE": "postgres://cohort:\(secret)@127.0.0.1:\(port)/cohort"])
         #expect(down.status == 1)
         let last = down.stderr.split(separator: "\n").last.map(String.init) ?? ""
-        #expect(last == "error: E_UNAVAILABLE: cannot reach the state store postgres://cohort@127.0.0.1:\(port)/cohort?sslmode=prefer (start PostgreSQL, or check --state and the password in PGPASSWORD; the log has the details)",
+        #expect(last == "error: E_UNAVAILABLE: cannot reach the state store postgres://cohort@127.0.0.1:\(port)/cohort?sslmode=prefer (start PostgreSQL, or check --state, the password in PGPASSWORD and ?sslmode=, which is require by default off loopback; the log has the details)",
                 "\(down.stderr)")
         #expect(!down.stderr.contains(secret) && !down.stdout.contains(secret))
+        // A database that answers but refuses this password: its own line, PostgreSQL's reason in the log.
+        let cluster = try PostgresCluster.shared()
+        let refused = try run(cohortBinary.path, ["serve", "--data", temp.path("data").path, "--listen", "127.0.0.1:0", "--state", cluster.url("postgres")],
+                              in: temp.url, environment: ["PGPASSWORD": secret])
+        #expect(refused.status == 1)
+        let refusal = refused.stderr.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(refusal.hasPrefix("error: E_IO: the state store \(cluster.url("postgres")) refused this server (check the user, the password in PGPASSWORD"),
+                "\(refused.stderr)")
+        #expect(refused.stderr.contains("28P01") && !refused.stderr.contains(secret), "\(refused.stderr)")
         for (url, reason) in [("mysql://a@b/c", "is not a postgres:// URL"), ("postgres://127.0.0.1/db", "names no user"),
                               ("postgres://u:\(secret)@h/", "names no database"), ("postgres://u@h/d?sslmode=maybe", "sslmode must be")] {
             let bad = try run(cohortBinary.path, ["serve", "--data", temp.path("data").path, "--state", url], in: temp.url)

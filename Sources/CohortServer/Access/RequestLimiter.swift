@@ -36,10 +36,12 @@ public final class RequestLimiter: Sendable {
             windows[client] = window
             return window.count <= perMinute
         }
-        guard admitted else {
-            throw CohortError(.busy, "more than \(perMinute) identity requests this minute from this address",
-                              hint: "wait a minute and try again")
-        }
+        guard admitted else { throw Self.overIdentityLimit(perMinute) }
+    }
+
+    /// The refusal of an identity request over `perMinute`, here or in a shared count.
+    static func overIdentityLimit(_ perMinute: Int) -> CohortError {
+        CohortError(.busy, "more than \(perMinute) identity requests this minute from this address", hint: "wait a minute and try again")
     }
 
     /// Reserves a transfer slot, released when the returned value goes (or `release()` is called):

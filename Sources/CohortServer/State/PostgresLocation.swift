@@ -63,6 +63,11 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         self.tls = tls ?? (self.host.map { ServerConfiguration.isLoopback($0) } ?? true ? .prefer : .require)
     }
 
+    /// The socket's path, with `socketDirectory`.
+    var socketPath: String? {
+        socketDirectory.map { "\($0)/.s.PGSQL.\(port)" }
+    }
+
     /// The URL without its password, for logs and messages.
     public var description: String {
         var components = URLComponents()

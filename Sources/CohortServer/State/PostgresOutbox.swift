@@ -68,9 +68,9 @@ final class PostgresOutbox: Sendable {
     }
 
     /// Takes in the notices of `identifier`'s new commits; a failure is logged and left to the next sweep.
-    func take(_ identifier: String) async {
+    func take(_ identifier: String, tips: String? = nil) async {
         do {
-            try await takeIn(identifier)
+            try await takeIn(identifier, tips: tips)
         } catch {
             logger.warning("notices not taken in yet", metadata: ["collaboration": "\(identifier)", "error": "\(error)"])
         }
@@ -83,7 +83,7 @@ final class PostgresOutbox: Sendable {
             let identifier = String(name.dropLast(4))
             guard let tips = try? Self.tips(of: store.repositoryURL(identifier)) else { continue }
             if known.withLock({ $0[identifier] }) == tips { continue }
-            await take(identifier)
+            await take(identifier, tips: tips)
         }
     }
 
@@ -114,7 +114,7 @@ final class PostgresOutbox: Sendable {
     /// Takes in `identifier`'s new notices. The history is read outside the transaction; inside it,
     /// under the lock that orders the outbox, the recorded tips are read again and the notices go in
     /// only if nobody took this step meanwhile (otherwise it starts over).
-    private func takeIn(_ identifier: String) async throws {
+    private func takeIn(_ identifier: String, tips: String?) async throws {
         let url = store.repositoryURL(identifier)
         guard FileManager.default.fileExists(atPath: url.path) else { return }
         let logger = logger
@@ -127,9 +127,14 @@ final class PostgresOutbox: Sendable {
                 }
                 return recorded
             }
-            let all = try Self.tips(of: url)
+            let all = try tips ?? Self.tips(of: url)
             let repository = try Repository(at: url)
             let current = accepted(all, in: repository, of: identifier)
+            if recorded == current {
+                // Nothing moved that counts: no transaction, no lock.
+                known.withLock { $0[identifier] = all }
+                return
+            }
             let (notices, handles): ([Notice], [String: String]) = if let recorded, recorded != current {
                 try Self.notices(in: repository, tips: current, since: recorded)
             } else {
@@ -239,6 +244,18 @@ final class PostgresOutbox: Sendable {
                 return old
             }
         }
+        for sink in built {
+            // A new sink starts at the outbox's end: it receives what comes from now on.
+            let name = sink.name
+            Task {
+                try? await database.run("recording a sink") { connection in
+                    try await connection.query("""
+                        INSERT INTO cohort_sinks (name, cursor) SELECT \(name), coalesce(max(seq), 0) FROM cohort_notices
+                        ON CONFLICT (name) DO NOTHING
+                        """, logger: self.logger)
+                }
+            }
+        }
         sinks.withLock { $0 = LoadedSinks(signature: signature, sinks: built) }
         for sink in old { Task { await sink.shutdown() } }
         guard !(built.isEmpty && old.isEmpty) else { return built }
@@ -301,13 +318,11 @@ final class PostgresOutbox: Sendable {
     /// Takes `sink`'s lease when no live run holds it and its retry time has come; returns the cursor, or nil.
     private func acquire(_ sink: String, lease: String) async throws -> Int64? {
         try await database.run("taking a sink's lease") { connection in
-            try await connection.query("""
-                INSERT INTO cohort_sinks (name, cursor) SELECT \(sink), coalesce(max(seq), 0) FROM cohort_notices
-                ON CONFLICT (name) DO NOTHING
-                """, logger: self.logger)
+            // Taken only with something to deliver: an idle sink costs one query a second.
             let rows = try await connection.query("""
                 UPDATE cohort_sinks SET holder = \(lease), held_until = now() + make_interval(secs => \(self.lease)), updated_at = now()
                 WHERE name = \(sink) AND (holder IS NULL OR held_until < now()) AND (not_before IS NULL OR not_before <= now())
+                  AND cursor < (SELECT coalesce(max(seq), 0) FROM cohort_notices)
                 RETURNING cursor
                 """, logger: self.logger)
             var cursor: Int64?

@@ -13,6 +13,9 @@ enum PostgresSchema {
     /// Migration N (1-based) brings the schema from version N-1 to N.
     static let migrations: [[String]] = [
         [
+            // The store's own name, made once: instances derive their challenge key from it.
+            "CREATE TABLE cohort_store (identity text NOT NULL)",
+            "INSERT INTO cohort_store (identity) VALUES (gen_random_uuid()::text)",
             // Spent challenge nonces (hex), each kept until its challenge expires (seconds since 1970):
             // the unique key decides which of two concurrent answers spends it.
             "CREATE TABLE cohort_spent_challenges (nonce text PRIMARY KEY, expires_at bigint NOT NULL)",
@@ -34,9 +37,8 @@ enum PostgresSchema {
 
     static var currentVersion: Int { migrations.count }
 
-    /// Brings the database to `currentVersion`; returns the version it was at.
-    @discardableResult
-    static func migrate(_ store: PostgresStore) async throws -> Int {
+    /// Brings the database to `currentVersion`; returns the version it was at and the store's name.
+    static func migrate(_ store: PostgresStore) async throws -> (from: Int, identity: String) {
         try await store.transaction("migrating the schema") { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: store.logger)
             try await connection.query("CREATE TABLE IF NOT EXISTS cohort_schema (version integer NOT NULL)", logger: store.logger)
@@ -58,7 +60,11 @@ enum PostgresSchema {
                 }
                 try await connection.query("UPDATE cohort_schema SET version = \(index + 1)", logger: store.logger)
             }
-            return from
+            var identity = ""
+            for try await value in try await connection.query("SELECT identity FROM cohort_store", logger: store.logger).decode(String.self) {
+                identity = value
+            }
+            return (from, identity)
         }
     }
 }

@@ -16,9 +16,11 @@ final class PostgresServerState: ServerState {
     /// This instance's own count, in front of the shared one: an address over the limit here costs
     /// the database nothing.
     let local: RequestLimiter
+    let storeIdentity: String?
     let logger: Logger
 
-    private init(database: PostgresStore, outbox: PostgresOutbox, perMinute: Int, local: RequestLimiter, logger: Logger) {
+    private init(database: PostgresStore, outbox: PostgresOutbox, perMinute: Int, local: RequestLimiter, identity: String, logger: Logger) {
+        storeIdentity = identity
         self.database = database
         self.outbox = outbox
         self.perMinute = perMinute
@@ -33,15 +35,22 @@ final class PostgresServerState: ServerState {
                       logger: Logger) async throws -> PostgresServerState {
         let database = try PostgresStore(location: location, logger: logger)
         database.start()
+        let from: Int
+        let identity: String
         do {
-            let from = try await PostgresSchema.migrate(database)
+            try await database.probe()
+            (from, identity) = try await PostgresSchema.migrate(database)
             if from < PostgresSchema.currentVersion {
                 logger.notice("state store schema migrated", metadata: ["state": "\(location)", "from": "\(from)", "to": "\(PostgresSchema.currentVersion)"])
             }
         } catch let error as CohortError where error.code == .unavailable {
             database.stop()
             throw CohortError(.unavailable, "cannot reach the state store \(location)",
-                              hint: "start PostgreSQL, or check --state and the password in PGPASSWORD; the log has the details")
+                              hint: "start PostgreSQL, or check --state, the password in PGPASSWORD and ?sslmode=, which is require by default off loopback; the log has the details")
+        } catch let error as CohortError where error.code == .io {
+            database.stop()
+            throw CohortError(.io, "the state store \(location) refused this server",
+                              hint: "check the user, the password in PGPASSWORD, the database's name and the user's right to create tables; the log has PostgreSQL's reason")
         } catch {
             database.stop()
             throw error
@@ -50,7 +59,8 @@ final class PostgresServerState: ServerState {
         // Every hosted collaboration has its record before the first request: a push that lands
         // before a sweep would otherwise become its starting point, and its notices never sent.
         await outbox.sweep()
-        return PostgresServerState(database: database, outbox: outbox, perMinute: limits.identityRequestsPerMinute, local: limiter, logger: logger)
+        return PostgresServerState(database: database, outbox: outbox, perMinute: limits.identityRequestsPerMinute, local: limiter,
+                                   identity: identity, logger: logger)
     }
 
     var spentChallenges: any SpentChallengeStore { spent }
@@ -69,10 +79,7 @@ final class PostgresServerState: ServerState {
             for try await value in rows.decode(Int.self) { count = value }
             return count
         }
-        guard count <= perMinute else {
-            throw CohortError(.busy, "more than \(perMinute) identity requests this minute from this address",
-                              hint: "wait a minute and try again")
-        }
+        guard count <= perMinute else { throw RequestLimiter.overIdentityLimit(perMinute) }
     }
 
     func publishing(_ identifier: String) async throws {
@@ -148,7 +155,7 @@ struct PostgresWorker: Service {
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            var lastSweep = Date.distantPast
+            var lastSweep = Date()  // start() swept before the first request
             var lastCleanUp = Date.distantPast
             while !Task.isCancelled {
                 if Date().timeIntervalSince(lastSweep) >= Self.sweepInterval {

@@ -20,9 +20,8 @@ final class PostgresStore: Sendable {
 
     init(location: PostgresLocation, logger: Logger) throws {
         var configuration: PostgresClient.Configuration
-        if let socket = location.socketDirectory {
-            configuration = .init(unixSocketPath: "\(socket)/.s.PGSQL.\(location.port)", username: location.user,
-                                  password: location.password, database: location.database)
+        if let socket = location.socketPath {
+            configuration = .init(unixSocketPath: socket, username: location.user, password: location.password, database: location.database)
         } else {
             let tls: PostgresClient.Configuration.TLS
             switch location.tls {
@@ -37,12 +36,42 @@ final class PostgresStore: Sendable {
         configuration.options.maximumConnections = 16
         // The database gives up too, so a query whose caller stopped waiting cannot hold a lock or a
         // transaction for long.
-        configuration.options.additionalStartupParameters = [
-            ("statement_timeout", "10s"), ("lock_timeout", "10s"), ("idle_in_transaction_session_timeout", "30s"),
-        ]
+        configuration.options.additionalStartupParameters = Self.sessionSettings
         self.location = location
         self.logger = logger
-        client = PostgresClient(configuration: configuration, backgroundLogger: Logger(label: "cohort.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
+        client = PostgresClient(configuration: configuration, backgroundLogger: Self.quiet)
+    }
+
+    static let sessionSettings = [("statement_timeout", "10s"), ("lock_timeout", "10s"), ("idle_in_transaction_session_timeout", "30s")]
+    static let quiet = Logger(label: "cohort.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// One connection made directly, at start, and closed: the pool retries a refused password or a
+    /// missing database quietly until the deadline, this says which it was.
+    func probe() async throws {
+        var configuration: PostgresConnection.Configuration
+        if let socket = location.socketPath {
+            configuration = .init(unixSocketPath: socket, username: location.user, password: location.password, database: location.database)
+        } else {
+            let tls: PostgresConnection.Configuration.TLS
+            switch location.tls {
+            case .disable: tls = .disable
+            case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+            configuration = .init(host: location.host ?? "localhost", port: location.port, username: location.user,
+                                  password: location.password, database: location.database, tls: tls)
+        }
+        configuration.options.connectTimeout = .seconds(3)
+        configuration.options.additionalStartupParameters = Self.sessionSettings
+        let settings = configuration
+        do {
+            let connection = try await Deadline.race(Self.timeout) {
+                try await PostgresConnection.connect(configuration: settings, id: 0, logger: Self.quiet)
+            }
+            try? await connection.close()
+        } catch {
+            throw classify(error, "connecting")
+        }
     }
 
     /// Starts the pool; `stop` ends it.
@@ -102,8 +131,8 @@ final class PostgresStore: Sendable {
             if !passing {
                 let message = failure.serverInfo?[.message] ?? ""
                 logger.error("state store refused a query", metadata: ["during": "\(what)", "sqlstate": "\(state)", "error": "\(message.prefix(300))"])
-                return CohortError(.io, "the server's state store refused \(what): \(message.prefix(200)) (SQLSTATE \(state))",
-                                   hint: "the server's log has the details")
+                return CohortError(.io, "the server's state store refused \(what)",
+                                   hint: "try again later; if it lasts, tell the server's operator (its log has the details)")
             }
         }
         let detail = error is Deadline.Passed ? "no answer within the time allowed" : String(reflecting: error).prefix(400)

@@ -10,6 +10,8 @@ import ServiceLifecycle
 protocol ServerState: Sendable {
     /// Where spent challenge nonces are kept.
     var spentChallenges: any SpentChallengeStore { get }
+    /// A name the shared store gave itself once, which challenge keys are derived from; nil for files.
+    var storeIdentity: String? { get }
     /// Counts one identity request (challenge, token, publish) from `client`: `E_BUSY` over the
     /// per-minute limit.
     func admitIdentityRequest(from client: String) async throws
@@ -37,6 +39,8 @@ struct FileServerState: ServerState {
     }
 
     var spentChallenges: any SpentChallengeStore { spent }
+
+    var storeIdentity: String? { nil }
 
     func admitIdentityRequest(from client: String) async throws {
         try limiter.admitIdentityRequest(from: client)
