@@ -1,35 +1,48 @@
 # Cohort: the two commands a newcomer needs are `make demo` and `make test`.
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
-APT_PACKAGES := libgit2-dev libssl-dev zlib1g-dev pkg-config git openssh-client openssl python3 chromium postgresql nginx
+BUILD_PACKAGES := libgit2-dev libssl-dev zlib1g-dev pkg-config git openssh-client openssl python3
+# Only the tests use these: Chromium renders link pages; PostgreSQL and nginx run the instances that
+# share a database (the tests start and stop their own, and skip, saying so, without them).
+TEST_PACKAGES := chromium postgresql nginx
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build release test demo bench docs fuzz fuzz-build clean
+.PHONY: deps deps-build build release test demo bench docs fuzz fuzz-build clean
 
-## deps: install the C libraries Cohort links (libgit2, OpenSSL's libcrypto) when missing
-deps:
-	@missing=""; \
-	for p in $(APT_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
-	else \
-	  echo "deps: $(APT_PACKAGES) already installed"; \
-	fi
+## deps: everything the build and the tests need (CI runs this): deps-build, and the test servers
+deps: deps-build
+	@$(call apt_install,$(TEST_PACKAGES))
+
+## deps-build: install the C libraries Cohort links (libgit2, OpenSSL's libcrypto) and the Python
+## packages the tests and the demo check Cohort with, when missing
+deps-build:
+	@$(call apt_install,$(BUILD_PACKAGES))
 	@# The tests check signed files with an implementation written apart, in Python.
 	@python3 -c 'import cryptography' 2>/dev/null || python3 -m pip install --quiet cryptography \
 	  || $(SUDO) apt-get install -y -qq python3-cryptography
 	@# The webhook tests' receiver verifies signatures with the reference Standard Webhooks package.
 	@python3 -c 'import standardwebhooks' 2>/dev/null || python3 -m pip install --quiet standardwebhooks
 
+# apt_install PACKAGES: installs those that are missing (with sudo when not root).
+define apt_install
+missing=""; \
+for p in $(1); do \
+  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+done; \
+if [ -n "$$missing" ]; then \
+  echo "installing:$$missing"; \
+  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+else \
+  echo "deps: $(1) already installed"; \
+fi
+endef
+
 ## build: debug build of every product
-build: deps
+build: deps-build
 	$(SWIFT) build
 
 ## release: optimised build of every product, Swift's runtime linked in statically (one file to copy
 ## to a server; used by the benchmarks): .build/release/cohort
-release: deps
+release: deps-build
 	@SWIFT=$(SWIFT) bash Scripts/build-release.sh >/dev/null
 
 ## test: every test, one at a time (many wait on real processes and servers; async tests' timeouts
@@ -45,7 +58,7 @@ test: deps
 ## Fuzz/corpus; a crash is saved in Fuzz/crashes/TARGET/ and fails the run
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
-fuzz-build: deps
+fuzz-build: deps-build
 	$(SWIFT) build --product cohort-fuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING -Xswiftc -use-ld=lld
 
 fuzz: fuzz-build
@@ -57,7 +70,7 @@ demo: build
 	bash Scripts/demo.sh $(DEMO_FLAGS)
 
 ## bench: the identity benchmark (release build, as `make release` makes it)
-bench: deps
+bench: deps-build
 	@"$$(SWIFT=$(SWIFT) bash Scripts/build-release.sh cohort-bench)/cohort-bench" identity
 
 ## docs: the shell completions and the man page, generated from the command definitions

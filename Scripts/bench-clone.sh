@@ -18,7 +18,7 @@ cd "$scripts/.."
 files=${1:-10000}
 commits=${2:-10000}
 rounds=${3:-7}
-bin="$(bash "$scripts/build-release.sh" cohort cohort-bench 2>/dev/null)"
+bin="$(bash "$scripts/build-release.sh" cohort cohort-bench)"
 work=$(mktemp -d)
 if [ -z "${CLONE_DIR:-}" ]; then
   if [ -w /dev/shm ]; then CLONE_DIR=/dev/shm; else CLONE_DIR="$work"; fi
@@ -42,7 +42,7 @@ COHORT_HOME="$work/history-home" cohort-bench history "$work/history-ws" "$commi
 git clone -q --bare "$work/history-ws" "$work/history.git"
 git -C "$work/history.git" repack -adq
 
-port=$((20000 + RANDOM % 20000))
+port=$(free_port)
 git daemon --reuseaddr --listen=127.0.0.1 --port="$port" --export-all --base-path="$work" "$work" 2>"$work/daemon.log" &
 daemon_pid=$!
 for _ in $(seq 1 100); do git ls-remote "git://127.0.0.1:$port/documents.git" >/dev/null 2>&1 && break; sleep 0.1; done

@@ -12,7 +12,7 @@ source "$scripts/timing.sh"
 cd "$scripts/.."
 files=${1:-2000}
 rounds=${2:-5}
-bin="$(bash "$scripts/build-release.sh" cohort git-credential-cohort cohort-bench 2>/dev/null)"
+bin="$(bash "$scripts/build-release.sh" cohort git-credential-cohort cohort-bench)"
 work=$(mktemp -d /tmp/cohort-bench-instances.XXXXXX)
 chmod 755 "$work"
 cleanup() {
@@ -24,18 +24,17 @@ cleanup() {
 trap cleanup EXIT
 export PATH="$bin:$PATH" GIT_TERMINAL_PROMPT=0 COHORT_HOME="$work/ann"
 cohort id init --handle ann@example.com --name Ann >/dev/null
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 serve() {  # serve NAME ARGS...: starts cohort serve, prints its URL
   local name=$1; shift
   setsid "$bin/cohort" serve "$@" >"$work/$name.out" 2>"$work/$name.log" </dev/null &
   echo "$!" >> "$work/pids"
-  for _ in $(seq 1 300); do grep -q "listening on" "$work/$name.out" 2>/dev/null && break; sleep 0.1; done
+  wait_for 30 grep -q "listening on" "$work/$name.out" || { cat "$work/$name.log" >&2; exit 1; }
   sed -n 's/^listening on \([^ ]*\).*/\1/p' "$work/$name.out"
 }
 rate=(--identity-rate 1000000)
 
 # Two instances behind nginx, and a third on the same data directory and database, reached directly.
-front=$(COHORT_BIN="$bin" COHORT_SERVE_ARGS="${rate[*]}" bash "$scripts/two-instances.sh" start "$work/two" 2>/dev/null)
+front=$(COHORT_BIN="$bin" COHORT_SERVE_ARGS="${rate[*]}" quietly bash "$scripts/two-instances.sh" start "$work/two")
 set -a; source "$work/two/state.env"; set +a
 single_port=$(free_port)
 single=$(serve single --data "$work/two/data" --listen "127.0.0.1:$single_port" "${rate[@]}")
@@ -45,17 +44,16 @@ files_url=$(serve files --data "$work/files" --listen 127.0.0.1:0 "${rate[@]}")
 mkdir -p "$work/recipes"
 python3 "$scripts/generate-documents.py" "$work/recipes" "$files"
 cohort start "$work/recipes" --title "Benchmark Recipes" >/dev/null
-link=$(cohort publish "$front" --workspace "$work/recipes" 2>/dev/null)
+link=$(quietly cohort publish "$front" --workspace "$work/recipes")
 id=${link##*/}
 direct="$single/c/$id"
 # The file store's own collaboration, for the exchanges.
 mkdir -p "$work/small" && echo "hello" > "$work/small/a.md"
 cohort start "$work/small" --title "Exchanges" >/dev/null
-files_link=$(cohort publish "$files_url" --workspace "$work/small" 2>/dev/null)
+files_link=$(quietly cohort publish "$files_url" --workspace "$work/small")
 
-helper=(-c credential.helper=cohort -c credential.useHttpPath=true)
 # Tokens cached for both URLs first: the transfers are measured, not the first exchange.
-git "${helper[@]}" ls-remote "$link" >/dev/null; git "${helper[@]}" ls-remote "$direct" >/dev/null
+git "${cohort_helper[@]}" ls-remote "$link" >/dev/null; git "${cohort_helper[@]}" ls-remote "$direct" >/dev/null
 parallel_clones "$link" "$work/parallel" >/dev/null   # warm-up
 one=(); two=(); ex_files=(); ex_pg=()
 for _ in $(seq 1 "$rounds"); do   # interleaved, so both see the same machine

@@ -11,7 +11,7 @@ source "$scripts/timing.sh"
 cd "$scripts/.."
 files=${1:-10000}
 runs=${2:-7}
-bin="$(bash "$scripts/build-release.sh" cohort git-credential-cohort 2>/dev/null)"
+bin="$(bash "$scripts/build-release.sh" cohort git-credential-cohort)"
 work=$(mktemp -d)
 cleanup() {
   [ -n "${serve_pid:-}" ] && kill "$serve_pid" 2>/dev/null || true
@@ -31,17 +31,16 @@ cohort start "$work/recipes" --title "Benchmark Recipes" >/dev/null
 serve_pid=$!
 for _ in $(seq 1 100); do grep -q "listening on" "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
 base=$(sed -n 's/^listening on \([^ ]*\).*/\1/p' "$work/serve.out")
-link=$(cohort publish "$base" --workspace "$work/recipes" 2>/dev/null)
+link=$(quietly cohort publish "$base" --workspace "$work/recipes")
 id=${link##*/}
 bare="$work/data/collaborations/$id.git"
 
-port=$((20000 + RANDOM % 20000))
+port=$(free_port)
 git daemon --reuseaddr --listen=127.0.0.1 --port="$port" --export-all --base-path="$work/data/collaborations" \
   "$work/data/collaborations" 2>"$work/daemon.log" &
 daemon_pid=$!
 for _ in $(seq 1 100); do git ls-remote "git://127.0.0.1:$port/$id.git" >/dev/null 2>&1 && break; sleep 0.1; done
 plain="git://127.0.0.1:$port/$id.git"
-with_helper=(-c credential.helper=cohort -c credential.useHttpPath=true)
 
 # The servers' part of a clone is the transfer; checking out 20,000 files is the same client work
 # either way (and dominated by this machine's disk), so the medians clone with --no-checkout and one
@@ -52,7 +51,7 @@ clone_once() {  # clone_once URL [fresh-token] [checkout]: seconds for one clone
   local start end checkout=--no-checkout
   [ "${3:-}" = checkout ] && checkout=
   start=$(now)
-  git "${with_helper[@]}" clone -q $checkout "$1" "$work/clone"
+  git "${cohort_helper[@]}" clone -q $checkout "$1" "$work/clone"
   end=$(now)
   [ "$(git -C "$work/clone" rev-parse HEAD)" = "$(git --git-dir "$bare" rev-parse main)" ] || { echo "clone is incomplete" >&2; exit 1; }
   elapsed "$start" "$end"
@@ -62,7 +61,7 @@ clone_once() {  # clone_once URL [fresh-token] [checkout]: seconds for one clone
 cohort_commit() {
   echo "edited $(date +%s%N)" >> "$work/recipes/section-00/recipe-00000.md"
   cohort commit --workspace "$work/recipes" -m "edit" >/dev/null
-  git -C "$work/recipes" "${with_helper[@]}" push -q origin main
+  git -C "$work/recipes" "${cohort_helper[@]}" push -q origin main
 }
 cohort_commit
 
@@ -70,7 +69,7 @@ fetch_once() {  # fetch_once URL: seconds for a fetch that brings the newest com
   git -C "$work/clone" update-ref refs/remotes/origin/main "$(git --git-dir "$bare" rev-parse main~1)"
   local start end
   start=$(now)
-  git -C "$work/clone" "${with_helper[@]}" fetch -q origin
+  git -C "$work/clone" "${cohort_helper[@]}" fetch -q origin
   end=$(now)
   [ "$(git -C "$work/clone" rev-parse origin/main)" = "$(git --git-dir "$bare" rev-parse main)" ] || { echo "fetch is incomplete" >&2; exit 1; }
   elapsed "$start" "$end"

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-2000}
-bin="$(bash Scripts/build-release.sh cohort-bench 2>/dev/null)"
+bin="$(bash Scripts/build-release.sh cohort-bench)"
 work=$(mktemp -d)
 secret="whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 # The receiver exits when its standard input closes: hold it open on a FIFO until this script ends.

@@ -10,6 +10,7 @@
 # options for both instances (e.g. "--identity-rate 1000000").
 set -euo pipefail
 scripts="$(cd "$(dirname "$0")" && pwd)"
+source "$scripts/timing.sh"   # free_port, wait_for
 
 nginx_config() {  # PREFIX PORT PROXY-ADDRESS UPSTREAM...
   local prefix=$1 port=$2 bind=$3; shift 3
@@ -54,13 +55,7 @@ $(for upstream in "$@"; do echo "        server $upstream max_fails=0;"; done)
 CONF
 }
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 as_postgres() { if [ "$(id -u)" = 0 ]; then setpriv --reuid=postgres --regid=postgres --init-groups -- "$@"; else "$@"; fi; }
-wait_for() {  # wait_for SECONDS COMMAND...
-  local tries=$(($1 * 10)); shift
-  for _ in $(seq 1 "$tries"); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
-  return 1
-}
 
 start() {
   local dir=${1:-/tmp/cohort-two}
