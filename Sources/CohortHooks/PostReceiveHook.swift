@@ -15,7 +15,7 @@ public enum PostReceiveHook {
     /// `<data>/sinks.toml` when that file exists).
     public static let serverSinksVariable = "COHORT_SERVER_SINKS"
     /// The repository's own sinks file, inside its git directory.
-    public static let repositorySinksFile = "cohort/config.toml"
+    public static let repositorySinksFile = CohortLayout.sinksInGitDirectory
 
     /// Takes the notices of the pushed branches' new commits into the outbox and delivers. Returns
     /// the sinks' reports (empty when none is configured).

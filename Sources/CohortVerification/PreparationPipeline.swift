@@ -24,6 +24,8 @@ final class PreparationPipeline: @unchecked Sendable {
         positions = Dictionary(ids.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
         for _ in 0..<threads {
             let thread = Thread { [self] in work(origin: origin) }
+            // Enough for the JSON reader's deepest nesting, in a debug build too
+            // (PreReceiveTests.aDeeplyNestedNoticeInALongPush).
             thread.stackSize = 1 << 20
             thread.start()
         }

@@ -8,7 +8,7 @@ import Foundation
 extension Workspace {
     /// The workspace's sink configuration files: the user's, then the workspace's own (never committed).
     public var configurationFiles: [URL] {
-        [home.directory.appendingPathComponent("config.toml"), repository.gitDirectory.appendingPathComponent("cohort/config.toml")]
+        [home.directory.appendingPathComponent("config.toml"), repository.gitDirectory.appendingPathComponent(CohortLayout.sinksInGitDirectory)]
     }
 
     /// Where the workspace's sinks keep what they remember between runs (a webhook's retries).

@@ -1,9 +1,11 @@
 // Measures Cohort's identity core against raw ECDSA P-256 verification with the same library
 // (swift-crypto), in one process, rounds interleaved so that both sides see the same machine.
 //
-//   swift run -c release cohort-bench identity [--seconds S] [--roots N] [--rounds R]
-//   swift run -c release cohort-bench history DIR COMMITS     (input for Scripts/bench-verify.sh)
-//   swift run -c release cohort-bench floor [SECONDS]         (raw ECDSA verifications/s on every core)
+// Built as the scripts build it: bin=$(bash Scripts/build-release.sh cohort-bench), then
+//   $bin/cohort-bench identity [--seconds S] [--roots N] [--rounds R]
+//   $bin/cohort-bench history DIR COMMITS     (input for Scripts/bench-verify.sh)
+//   $bin/cohort-bench floor [SECONDS]         (raw ECDSA verifications/s on every core)
+//   $bin/cohort-bench exchanges LINK SECONDS CONCURRENCY   (Scripts/bench-instances.sh)
 import CohortIdentity
 import Crypto
 import Foundation

@@ -106,6 +106,12 @@ import Testing
                     "--max-transfers must be", help: "cohort serve --help")
         expectUsage(try cli.run(["serve", "--data", sandbox.path("data").path, "--tls-cert", "cert.pem"]),
                     "--tls-cert and --tls-key go together", help: "cohort serve --help")
+        expectUsage(try cli.run(["serve", "--data", sandbox.path("data").path, "--trusted-proxy", "nginx.local"]),
+                    "--trusted-proxy nginx.local is not an IP address", help: "cohort serve --help")
+        expectUsage(try cli.run(["serve", "--data", sandbox.path("data").path, "--state", "postgres://u@h/d", "--delivery-lease", "1"]),
+                    "--delivery-lease must be 3 to 3600 seconds", help: "cohort serve --help")
+        expectUsage(try cli.run(["serve", "--data", sandbox.path("data").path, "--delivery-lease", "10"]),
+                    "--delivery-lease applies only with --state", help: "cohort serve --help")
         #expect(!FileManager.default.fileExists(atPath: sandbox.path("data").path))
         // `cohort` alone: the overview, on standard error, and a usage status.
         let bare = try cli.run([])

@@ -272,6 +272,29 @@ import Testing
         expectViolation(.notPermitted, in: cy, at: forged)
     }
 
+    /// A push long enough for the pipeline's threads (70 commits) with a notice nested as deep as the
+    /// reader allows (an unknown key 500 levels down, signed with Cy's real key): read on a worker's
+    /// stack as on the main thread, accepted by the hook and by `cohort verify` alike.
+    @Test func aDeeplyNestedNoticeInALongPush() throws {
+        let server = try HookServer(transport: .file)
+        let scenario = server.scenario
+        let cy = try server.clone("cy", for: scenario.cy)
+        let cySigner = try signer(scenario.cy.home, in: cy)
+        for index in 0..<70 {
+            if index == 5 {
+                let notice = Notice(type: .contentEdited, collaboration: scenario.identifier, actor: cySigner.root, data: ["path": "deep.md"],
+                                    signer: cySigner.signer)
+                let deep = String(repeating: "[", count: 500) + String(repeating: "]", count: 500)
+                let file = try Attacks.envelope(payload: Attacks.payload(notice, by: cySigner, namingAgain: "extra", as: deep), by: cySigner)
+                try forge(cy, signer: cySigner, files: [notice.path: file, "deep.md": Data("deep\n".utf8)])
+            } else {
+                try forge(cy, signer: cySigner, files: ["long-\(index).md": Data("\(index)\n".utf8)])
+            }
+        }
+        try server.expectAccepted(cy)
+        _ = try cy.repository.verifyHistory(to: cy.head().commit)
+    }
+
     @Test func limitsFromGitConfig() throws {
         let server = try HookServer(transport: .local)
         #expect(try run("git", ["--git-dir", server.bare.path, "config", "cohort.maxCommits", "1"], in: server.scenario.temp.url).status == 0)

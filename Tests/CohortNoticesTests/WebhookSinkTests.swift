@@ -43,21 +43,7 @@ final class Receiver {
     /// Stops the receiver (it exits when its standard input closes) and waits until its port is free.
     func stop() {
         try? input.fileHandleForWriting.close()
-        for _ in 0..<500 where Self.accepts(port) { usleep(10_000) }
-    }
-
-    /// Whether something accepts connections on the loopback port.
-    static func accepts(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
+        for _ in 0..<500 where acceptsConnections(port) { usleep(10_000) }
     }
 
     deinit { stop() }

@@ -16,12 +16,11 @@ final class NginxProxy: @unchecked Sendable {
     let port: Int
     private let process = Process()
 
-    var url: String { "http://127.0.0.1:\(port)" }
-
     /// `upstreams`: `127.0.0.1:PORT` of each instance.
     init(port: Int, upstreams: [String]) throws {
         guard let binary = Self.binary else { throw ServerFailure(description: Self.missing) }
         self.port = port
+        // Not a TemporaryDirectory: nginx's workers (nobody) must be able to enter it.
         directory = URL(fileURLWithPath: "/tmp/cohort-nginx-\(UUID().uuidString.prefix(8))", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let configuration = directory.appendingPathComponent("nginx.conf")
@@ -38,7 +37,7 @@ final class NginxProxy: @unchecked Sendable {
         try process.run()
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
-            if process.isRunning, Self.accepts(port) { return }
+            if process.isRunning, acceptsConnections(port) { return }
             guard process.isRunning else { break }
             usleep(50_000)
         }
@@ -57,19 +56,6 @@ final class NginxProxy: @unchecked Sendable {
                              + upstreams, in: directory)
         guard result.status == 0 else { throw ServerFailure(description: "nginx-config: \(result.stderr)") }
         return result.stdout
-    }
-
-    static func accepts(_ port: Int) -> Bool {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { return false }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
     }
 
     func stop() {

@@ -17,17 +17,9 @@ struct SharedStateTests {
     typealias Answer = IdentityAPITests.Answer
 
     /// One request straight to an instance, addressed (`Host`) as clients address the server.
-    static func send(_ method: HTTPMethod, _ base: String, _ path: String, host: String, body: Data? = nil) async throws -> Answer {
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        defer { _ = client.shutdown() }
-        var request = HTTPClientRequest(url: base + path)
-        request.method = method
-        request.headers.add(name: "Host", value: host)
-        request.headers.add(name: "Content-Type", value: "application/json")
-        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        let response = try await client.execute(request, timeout: .seconds(60))
-        let buffer = try await response.body.collect(upTo: 16 << 20)
-        return Answer(status: Int(response.status.code), headers: response.headers, body: Data(buffer.readableBytesView))
+    static func send(_ method: HTTPMethod, _ base: String, _ path: String, host: String, body: Data? = nil,
+                     headers: [(String, String)] = []) async throws -> Answer {
+        try await IdentityAPITests.send(method, base + path, headers: [("Host", host), ("Content-Type", "application/json")] + headers, body: body)
     }
 
     /// A challenge fetched at instance `at`, signed by `home`'s device.
@@ -148,15 +140,9 @@ struct SharedStateTests {
         #expect([4, 6].contains(admitted) && statuses.dropFirst(admitted).allSatisfy { $0 == 429 }, "\(statuses)")
         // Straight at an instance with a forged X-Forwarded-For: this peer is not the proxy, so the header is not read.
         let host = try #require(URL(string: hosted.link)).authority
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        defer { _ = client.shutdown() }
-        var request = HTTPClientRequest(url: "\(hosted.addresses[1])/c/\(hosted.identifier)/challenge")
-        request.method = .POST
-        request.headers.add(name: "Host", value: host)
-        request.headers.add(name: "X-Forwarded-For", value: "203.0.113.9")
-        request.body = .bytes(ByteBuffer(bytes: body))
-        let response = try await client.execute(request, timeout: .seconds(30))
-        #expect(response.status.code == 429)
+        let direct = try await Self.send(.POST, hosted.addresses[1], "/c/\(hosted.identifier)/challenge", host: host, body: body,
+                                         headers: [("X-Forwarded-For", "203.0.113.9")])
+        #expect(direct.status == 429)
         let addresses = try hosted.cluster!.psql(hosted.database!, "SELECT string_agg(DISTINCT address, ' ') FROM cohort_identity_requests")
         #expect(addresses == "127.0.0.1", "\(addresses)")
     }

@@ -159,3 +159,17 @@ public func freePort() throws -> Int {
     close(handle)
     return port
 }
+
+/// Whether something accepts connections on 127.0.0.1:`port`.
+public func acceptsConnections(_ port: Int) -> Bool {
+    let handle = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard handle >= 0 else { return false }
+    defer { close(handle) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(handle, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+    }
+}

@@ -52,8 +52,8 @@ struct ServeCommand: AsyncCohortCommand {
     @Option(name: .customLong("trusted-proxy"), parsing: .singleValue, help: ArgumentHelp("A proxy (nginx) in front of this server, by IP address: the client address its X-Forwarded-For names is used for limits and logs. Repeatable.", valueName: "ADDRESS"))
     var trustedProxies: [String] = []
 
-    @Option(name: .customLong("delivery-lease"), parsing: .unconditional, help: ArgumentHelp("With --state: seconds an instance holds a server sink before another instance may take over its delivery.", valueName: "S"))
-    var deliveryLease = 30
+    @Option(name: .customLong("delivery-lease"), parsing: .unconditional, help: ArgumentHelp("With --state: seconds an instance holds a server sink before another instance may take over its delivery (default 30).", valueName: "S"))
+    var deliveryLease: Int?
 
     @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "LEVEL"))
     var logLevel = "info"
@@ -73,16 +73,24 @@ struct ServeCommand: AsyncCohortCommand {
         }
         guard (1...1_000_000).contains(identityRate) else { throw ValidationError("--identity-rate must be 1 to 1000000") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
-        guard (3...3600).contains(deliveryLease) else { throw ValidationError("--delivery-lease must be 3 to 3600 seconds") }
+        if let deliveryLease {
+            guard (3...3600).contains(deliveryLease) else { throw ValidationError("--delivery-lease must be 3 to 3600 seconds") }
+            guard stateText != nil else {
+                throw ValidationError("--delivery-lease applies only with --state (one instance delivers its sinks through the hooks)")
+            }
+        }
         for proxy in trustedProxies where !ServerConfiguration.isAddress(proxy) {
             throw ValidationError("--trusted-proxy \(proxy.prefix(60)) is not an IP address (e.g. 127.0.0.1)")
         }
     }
 
     /// `--state`, or `COHORT_SERVE_STATE` (so that a password in the URL stays off the command line).
+    var stateText: String? {
+        state ?? ProcessInfo.processInfo.environment["COHORT_SERVE_STATE"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     func stateLocation() throws -> PostgresLocation? {
-        let text = state ?? ProcessInfo.processInfo.environment["COHORT_SERVE_STATE"].flatMap { $0.isEmpty ? nil : $0 }
-        return try text.map { try PostgresLocation($0) }
+        try stateText.map { try PostgresLocation($0) }
     }
 
     func execute() async throws {
@@ -100,7 +108,7 @@ struct ServeCommand: AsyncCohortCommand {
         limits.tokenLifetime = tokenLifetime
         limits.identityRequestsPerMinute = identityRate
         limits.challengeLifetime = UInt16(challengeLifetime)
-        limits.deliveryLease = deliveryLease
+        if let deliveryLease { limits.deliveryLease = deliveryLease }
         var configuration = ServerConfiguration(
             dataDirectory: URL(fileURLWithPath: data, isDirectory: true), host: host, port: port, publicURL: publicURL,
             tlsCertificate: tlsCert.map { URL(fileURLWithPath: $0) }, tlsKey: tlsKey.map { URL(fileURLWithPath: $0) },
