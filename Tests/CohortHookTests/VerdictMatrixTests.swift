@@ -306,10 +306,7 @@ import Testing
         let scenario = server.scenario
         let me = try signer(scenario.bo.home, in: bo)
         let cy = try signer(scenario.cy.home, in: bo)
-        let attack = try forge(bo, signer: me, files: Attacks.noticeFiles(100, by: me, in: scenario.identifier, odd: (63, { _ in
-            let notice = Notice(type: .contentEdited, collaboration: scenario.identifier, actor: cy.root, data: ["path": "x.md"], signer: cy.signer)
-            return (notice.path, try Envelope.seal(notice, by: cy).fileData())
-        })))
+        let attack = try forge(bo, signer: me, files: Attacks.noticeFiles(100, by: me, in: scenario.identifier, foreign: cy, at: 63))
         try expectOneVerdict(server, bo, home: scenario.bo.home, attack: attack, good: good, code: .notPermitted, at: attack)
         try expectSyncRefuses(server, bo, attack: attack, code: .notPermitted)
     }

@@ -120,10 +120,7 @@ struct ServerVerdictTests {
         let tip = try bo.head().commit
         let me = try signer(scenario.bo.home, in: bo)
         let cy = try signer(scenario.cy.home, in: bo)
-        let attack = try forge(bo, signer: me, files: Attacks.noticeFiles(100, by: me, in: scenario.identifier, odd: (12, { _ in
-            let notice = Notice(type: .contentEdited, collaboration: scenario.identifier, actor: cy.root, data: ["path": "x.md"], signer: cy.signer)
-            return (notice.path, try Envelope.seal(notice, by: cy).fileData())
-        })))
+        let attack = try forge(bo, signer: me, files: Attacks.noticeFiles(100, by: me, in: scenario.identifier, foreign: cy, at: 12))
         let pushed = try hosted.git(["push", "origin", "main"], as: scenario.bo.home, in: folder)
         #expect(pushed.status != 0)
         #expect(pushed.stderr.contains("rejected \(attack.hex) (refs/heads/main): E_NOT_PERMITTED"), "\(pushed.stderr)")

@@ -26,10 +26,7 @@ extension SharedStateTests {
         let tip = try bo.head().commit
         let me = try signer(scenario.bo.home, in: bo)
         let cy = try signer(scenario.cy.home, in: bo)
-        let attack = try forge(bo, signer: me, files: Attacks.noticeFiles(100, by: me, in: scenario.identifier, odd: (40, { _ in
-            let notice = Notice(type: .contentEdited, collaboration: scenario.identifier, actor: cy.root, data: ["path": "x.md"], signer: cy.signer)
-            return (notice.path, try Envelope.seal(notice, by: cy).fileData())
-        })))
+        let attack = try forge(bo, signer: me, files: Attacks.noticeFiles(100, by: me, in: scenario.identifier, foreign: cy, at: 40))
         expectViolation(.notPermitted, in: bo, at: attack)
         for _ in 0..<2 {  // round-robin: each instance gets a turn
             let pushed = try hosted.git(["push", "origin", "main"], as: scenario.bo.home, in: folder)

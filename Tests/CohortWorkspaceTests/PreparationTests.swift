@@ -58,10 +58,7 @@ import Testing
         let base = try owner.head().commit
         let good = try forge(owner, signer: ann, files: Attacks.noticeFiles(100, by: ann, in: scenario.identifier))
         // Bo's notice, well formed and signed by him, in a commit Ann signs.
-        let byBo = try forge(owner, signer: ann, files: Attacks.noticeFiles(100, by: ann, in: scenario.identifier, odd: (57, { _ in
-            let notice = Notice(type: .contentEdited, collaboration: scenario.identifier, actor: bo.root, data: ["path": "x.md"], signer: bo.signer)
-            return (notice.path, try sealed(notice, by: bo))
-        })))
+        let byBo = try forge(owner, signer: ann, files: Attacks.noticeFiles(100, by: ann, in: scenario.identifier, foreign: bo, at: 57))
         try Attacks.point(owner, at: good)
         let notJSON = try forge(owner, signer: ann, files: Attacks.noticeFiles(40, by: ann, in: scenario.identifier, odd: (31, { notice in
             (notice.path, try Attacks.envelope(payload: Data("{".utf8), by: ann))

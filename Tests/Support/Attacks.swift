@@ -111,4 +111,14 @@ public enum Attacks {
         }
         return files
     }
+
+    /// `noticeFiles` with, at `index`, a well-formed content.edited notice signed by `foreign` (another
+    /// participant's real key) instead of `signer`'s.
+    public static func noticeFiles(_ count: Int, by signer: CollaborationSigner, in collaboration: String,
+                                   foreign: CollaborationSigner, at index: Int) throws -> [String: Data] {
+        try noticeFiles(count, by: signer, in: collaboration, odd: (index, { _ in
+            let notice = Notice(type: .contentEdited, collaboration: collaboration, actor: foreign.root, data: ["path": "x.md"], signer: foreign.signer)
+            return (notice.path, try Envelope.seal(notice, by: foreign).fileData())
+        }))
+    }
 }
