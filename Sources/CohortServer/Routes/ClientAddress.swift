@@ -33,7 +33,7 @@ struct ClientAddress: Sendable {
         return canonicalPeer
     }
 
-    /// An IPv4 or IPv6 address in one spelling, or nil when `text` is not one.
+    /// An IPv4 or IPv6 address in one spelling (IPv4-mapped IPv6 as IPv4), or nil when `text` is not one.
     static func canonical(_ text: String) -> String? {
         var v4 = in_addr()
         var v6 = in6_addr()
@@ -42,7 +42,10 @@ struct ClientAddress: Sendable {
             return String(cString: buffer)
         }
         if inet_pton(AF_INET6, text, &v6) == 1, inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count)) != nil {
-            return String(cString: buffer)
+            let spelled = String(cString: buffer)
+            // An IPv4 peer on a socket listening on [::] is `::ffff:a.b.c.d`: the same address.
+            if spelled.hasPrefix("::ffff:"), let v4 = canonical(String(spelled.dropFirst(7))), !v4.contains(":") { return v4 }
+            return spelled
         }
         return nil
     }
