@@ -11,7 +11,7 @@ import ServiceLifecycle
 final class PostgresServerState: ServerState {
     let database: PostgresStore
     let outbox: PostgresOutbox
-    let perMinute: Int
+    let counts: SharedRequestCounts
     let spent: PostgresSpentChallenges
     /// This instance's own count, in front of the shared one: an address over the limit here costs
     /// the database nothing.
@@ -23,7 +23,7 @@ final class PostgresServerState: ServerState {
         storeIdentity = identity
         self.database = database
         self.outbox = outbox
-        self.perMinute = perMinute
+        counts = SharedRequestCounts(perMinute: perMinute) { address, count in try await Self.reserve(database, address, count) }
         self.local = local
         spent = PostgresSpentChallenges(database: database)
         self.logger = logger
@@ -67,19 +67,22 @@ final class PostgresServerState: ServerState {
 
     func admitIdentityRequest(from client: String) async throws {
         try local.admitIdentityRequest(from: client)
-        let address = String(client.prefix(64))
-        let count = try await database.run("counting an identity request") { connection in
+        try await counts.admit(String(client.prefix(64)))
+    }
+
+    /// Adds `count` to `address`'s identity requests in the database's current minute; the new total.
+    private static func reserve(_ database: PostgresStore, _ address: String, _ count: Int) async throws -> Int {
+        try await database.run("counting an identity request") { connection in
             let rows = try await connection.query("""
                 INSERT INTO cohort_identity_requests (address, minute, count)
-                VALUES (\(address), floor(extract(epoch FROM now()) / 60)::bigint, 1)
-                ON CONFLICT (address, minute) DO UPDATE SET count = cohort_identity_requests.count + 1
+                VALUES (\(address), floor(extract(epoch FROM now()) / 60)::bigint, \(count))
+                ON CONFLICT (address, minute) DO UPDATE SET count = cohort_identity_requests.count + EXCLUDED.count
                 RETURNING count
-                """, logger: self.logger)
-            var count = 0
-            for try await value in rows.decode(Int.self) { count = value }
-            return count
+                """, logger: database.logger)
+            var total = 0
+            for try await value in rows.decode(Int.self) { total = value }
+            return total
         }
-        guard count <= perMinute else { throw RequestLimiter.overIdentityLimit(perMinute) }
     }
 
     func publishing(_ identifier: String) async throws {
@@ -111,9 +114,13 @@ final class PostgresServerState: ServerState {
     }
 }
 
-/// Spent challenge nonces in PostgreSQL: an insert under a unique key decides who spends.
+/// Spent challenge nonces in PostgreSQL: an insert under a unique key decides who spends. The early
+/// replay check (`contains`, before the proof's signature is checked) looks only at what this
+/// instance spent, which costs no round trip; a challenge spent at another instance is found at the
+/// spend, which refuses it as replayed all the same.
 final class PostgresSpentChallenges: SpentChallengeStore {
     let database: PostgresStore
+    private let spentHere = MemorySpentChallenges()
 
     init(database: PostgresStore) {
         self.database = database
@@ -121,13 +128,8 @@ final class PostgresSpentChallenges: SpentChallengeStore {
 
     var isDurable: Bool { true }
 
-    func contains(_ nonce: Data) async throws -> Bool {
-        let hex = nonce.hexString
-        return try await database.run("looking up a challenge") { connection in
-            let rows = try await connection.query("SELECT 1 FROM cohort_spent_challenges WHERE nonce = \(hex)", logger: self.database.logger)
-            for try await _ in rows { return true }
-            return false
-        }
+    func contains(_ nonce: Data) -> Bool {
+        spentHere.contains(nonce)
     }
 
     func spend(_ nonce: Data, expiresAt: UInt64, now: UInt64) async throws -> Bool {
@@ -138,7 +140,10 @@ final class PostgresSpentChallenges: SpentChallengeStore {
                 INSERT INTO cohort_spent_challenges (nonce, expires_at) VALUES (\(hex), \(expiry))
                 ON CONFLICT (nonce) DO NOTHING RETURNING nonce
                 """, logger: self.database.logger)
-            for try await _ in rows { return true }
+            for try await _ in rows {
+                _ = self.spentHere.spend(nonce, expiresAt: expiresAt, now: now)
+                return true
+            }
             return false
         }
     }
