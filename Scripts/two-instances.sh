@@ -28,6 +28,8 @@ http {
     scgi_temp_path $prefix/scgi;
     upstream cohort {
 $(for upstream in "$@"; do echo "        server $upstream max_fails=0;"; done)
+        # Connections to the instances are kept and reused instead of one per request.
+        keepalive 16;
     }
     server {
         listen 127.0.0.1:$port;
@@ -45,6 +47,10 @@ $(for upstream in "$@"; do echo "        server $upstream max_fails=0;"; done)
             # Clones and pushes stream both ways; a transfer may take long.
             proxy_request_buffering off;
             proxy_buffering off;
+            # What nginx relays at a time, in each direction, without buffering a whole response.
+            proxy_buffer_size 64k;
+            proxy_buffers 4 64k;
+            proxy_busy_buffers_size 128k;
             proxy_read_timeout 3600s;
             proxy_send_timeout 3600s;
             # An instance that is down is skipped; a request already sent is never replayed.
