@@ -4,7 +4,8 @@
 #    one instance directly and against two instances behind nginx (Scripts/two-instances.sh; the
 #    same data directory and PostgreSQL database);
 #  - challenge + token exchanges per second against one instance on the file store and one on
-#    PostgreSQL (cohort-bench exchanges: 8 clients, each exchange a fresh challenge signed and answered).
+#    PostgreSQL (cohort-bench exchanges: 8 clients, each exchange a fresh challenge signed and answered),
+#    from one address, then each exchange from an address of its own (--addresses).
 #   bash Scripts/bench-instances.sh [FILES] [ROUNDS]        (defaults 2000 and 5)
 set -euo pipefail
 scripts="$(cd "$(dirname "$0")" && pwd)"
@@ -37,9 +38,10 @@ rate=(--identity-rate 1000000)
 front=$(COHORT_BIN="$bin" COHORT_SERVE_ARGS="${rate[*]}" quietly bash "$scripts/two-instances.sh" start "$work/two")
 set -a; source "$work/two/state.env"; set +a
 single_port=$(free_port)
-single=$(serve single --data "$work/two/data" --listen "127.0.0.1:$single_port" "${rate[@]}")
+# Both reached directly trust the benchmark to name clients (exchanges --addresses).
+single=$(serve single --data "$work/two/data" --listen "127.0.0.1:$single_port" --trusted-proxy 127.0.0.1 "${rate[@]}")
 unset COHORT_SERVE_STATE
-files_url=$(serve files --data "$work/files" --listen 127.0.0.1:0 "${rate[@]}")
+files_url=$(serve files --data "$work/files" --listen 127.0.0.1:0 --trusted-proxy 127.0.0.1 "${rate[@]}")
 
 mkdir -p "$work/recipes"
 python3 "$scripts/generate-documents.py" "$work/recipes" "$files"
@@ -55,16 +57,19 @@ files_link=$(quietly cohort publish "$files_url" --workspace "$work/small")
 # Tokens cached for both URLs first: the transfers are measured, not the first exchange.
 git "${cohort_helper[@]}" ls-remote "$link" >/dev/null; git "${cohort_helper[@]}" ls-remote "$direct" >/dev/null
 parallel_clones "$link" "$work/parallel" >/dev/null   # warm-up
-one=(); two=(); ex_files=(); ex_pg=()
+one=(); two=(); ex_files=(); ex_pg=(); many_files=(); many_pg=()
 for _ in $(seq 1 "$rounds"); do   # interleaved, so both see the same machine
   one+=("$(parallel_clones "$direct" "$work/parallel")")
   two+=("$(parallel_clones "$link" "$work/parallel")")
   ex_files+=("$(cohort-bench exchanges "$files_link" 5 8)")
   ex_pg+=("$(cohort-bench exchanges "$direct" 5 8)")
+  many_files+=("$(cohort-bench exchanges "$files_link" 5 8 --addresses)")
+  many_pg+=("$(cohort-bench exchanges "$direct" 5 8 --addresses)")
 done
 med() { printf '%s\n' "$@" | median; }
 spr() { printf '%s\n' "$@" | spread %.1f; }
 o=$(med "${one[@]}"); t=$(med "${two[@]}"); ef=$(med "${ex_files[@]}"); ep=$(med "${ex_pg[@]}")
+mf=$(med "${many_files[@]}"); mp=$(med "${many_pg[@]}")
 
 printf '\n%d files, %d cores; medians of %d interleaved rounds (lowest–highest beside)\n\n' "$files" "$(nproc)" "$rounds"
 printf '| what | baseline | measured | ratio | lowest–highest (baseline / measured) |\n|---|---:|---:|---:|---|\n'
@@ -72,4 +77,6 @@ printf '| clones per second, 20 at once: one instance direct → two instances b
   "$o" "$t" "$(ratio "$t" "$o")" "$(spr "${one[@]}")" "$(spr "${two[@]}")"
 printf '| challenge + token exchanges per second, 8 clients: file store → PostgreSQL | %.1f | %.1f | %s× | %s / %s |\n' \
   "$ef" "$ep" "$(ratio "$ep" "$ef")" "$(spr "${ex_files[@]}")" "$(spr "${ex_pg[@]}")"
+printf '| the same, each exchange from a client address of its own | %.1f | %.1f | %s× | %s / %s |\n' \
+  "$mf" "$mp" "$(ratio "$mp" "$mf")" "$(spr "${many_files[@]}")" "$(spr "${many_pg[@]}")"
 printf '\ngoals: two instances behind nginx ≥ 0.95× one instance; PostgreSQL ≥ 0.8× the file store\n'

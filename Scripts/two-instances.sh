@@ -28,8 +28,6 @@ http {
     scgi_temp_path $prefix/scgi;
     upstream cohort {
 $(for upstream in "$@"; do echo "        server $upstream max_fails=0;"; done)
-        # Connections to the instances are kept and reused instead of one per request.
-        keepalive 16;
     }
     server {
         listen 127.0.0.1:$port;
@@ -47,7 +45,7 @@ $(for upstream in "$@"; do echo "        server $upstream max_fails=0;"; done)
             # Clones and pushes stream both ways; a transfer may take long.
             proxy_request_buffering off;
             proxy_buffering off;
-            # What nginx relays at a time, in each direction, without buffering a whole response.
+            # A response is relayed 64 KiB at a time (nginx asks the other two to fit with it).
             proxy_buffer_size 64k;
             proxy_buffers 4 64k;
             proxy_busy_buffers_size 128k;

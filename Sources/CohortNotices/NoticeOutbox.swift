@@ -8,13 +8,24 @@ import Synchronization
 /// keeps its own place in the log (a cursor file, written atomically), so a crash and restart
 /// delivers every notice at least once, and a slow or failing sink never holds back the others.
 ///
+/// Several processes may use one outbox at once (two post-receive hooks, `cohort watch` beside
+/// `cohort notices deliver`): accepting holds a lock on the log, and reads the log again under it when
+/// another process wrote to it, so sequence numbers stay unique and a notice is accepted once; a
+/// sink's run holds a lock of its own and reads the sink's place under it, so two processes never
+/// deliver the same notice to one sink (only a crash makes a sink get a notice twice).
+///
 /// Layout of the directory: `log.jsonl` (`{"seq": N, "notice": {…}}` per line), `cursors/<sink>`
-/// (the last sequence number the sink is done with), `failures.jsonl` (notices a sink gave up on).
+/// (the last sequence number the sink is done with), `failures.jsonl` (notices a sink gave up on),
+/// `locks/` (the log's lock and one per sink).
 public final class NoticeOutbox: Sendable {
     /// Largest log read, in bytes.
     public static let maxLogBytes = 512 << 20
     /// Cursors are written after this many notices, and at the end of every run.
     static let cursorBatch = 256
+    /// Seconds a sink's run waits for another process delivering to the same sink.
+    public static let deliveryWait: TimeInterval = 120
+    /// Seconds accepting waits for another process writing the log.
+    static let logWait: TimeInterval = 30
 
     public struct Entry: Codable, Sendable {
         public let seq: Int
@@ -34,44 +45,86 @@ public final class NoticeOutbox: Sendable {
         public let stoppedBecause: String?
     }
 
+    /// What this process last saw of the log, and where it stood on disk then.
     private struct State {
-        var nextSeq: Int
-        var ids: Set<String>
+        var nextSeq = 1
+        var ids: Set<String> = []
+        var seen: LogStamp?
+    }
+
+    /// A file's identity, size and modification time: when it differs, another process wrote to it.
+    private struct LogStamp: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modified: Int64
+
+        init?(_ url: URL) {
+            var info = stat()
+            guard stat(url.path, &info) == 0 else { return nil }
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+            size = Int64(info.st_size)
+            modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        }
     }
 
     public let directory: URL
-    private let state: Mutex<State>
+    private let state = Mutex(State())
 
     public init(directory: URL) throws {
         self.directory = directory
         try AtomicFile.createDirectory(directory.appendingPathComponent("cursors"), mode: 0o700)
-        let entries = try Self.readLog(directory.appendingPathComponent("log.jsonl"), repair: true)
-        state = Mutex(State(nextSeq: (entries.last?.seq ?? 0) + 1, ids: Set(entries.map(\.notice.id))))
+        try AtomicFile.createDirectory(directory.appendingPathComponent("locks"), mode: 0o700)
     }
 
     var logURL: URL { directory.appendingPathComponent("log.jsonl") }
 
+    /// Runs `body` holding the log's lock (writes to the log and to the failures record).
+    private func withLogLock<T>(_ body: () throws -> T) throws -> T {
+        guard let lock = try FileLock.acquire(directory.appendingPathComponent("locks/log"), wait: Self.logWait) else {
+            throw CohortError(.busy, "another process has been writing the notice outbox \(directory.path) for \(Int(Self.logWait)) s",
+                              hint: "try again when it is done")
+        }
+        defer { lock.release() }
+        return try body()
+    }
 
     /// Appends the notices not accepted before (by id) and fsyncs; returns how many were new.
     @discardableResult
     public func accept(_ notices: [Notice], handles: [String: String] = [:]) throws -> Int {
         try state.withLock { state in
-            var lines = Data()
-            var accepted = 0
-            var ids = state.ids
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            encoder.dateEncodingStrategy = .iso8601
-            for notice in notices where ids.insert(notice.id).inserted {
-                lines.append(try encoder.encode(Entry(seq: state.nextSeq + accepted, notice: notice, actorHandle: handles[notice.actor])))
-                lines.append(UInt8(ascii: "\n"))
-                accepted += 1
+            try withLogLock {
+                // Under the lock, a torn last line is one a writer that died left: cut it off.
+                if state.seen == nil || LogStamp(logURL) != state.seen {
+                    let entries = try Self.readLog(logURL, repair: true)
+                    state.nextSeq = (entries.last?.seq ?? 0) + 1
+                    state.ids = Set(entries.map(\.notice.id))
+                    state.seen = LogStamp(logURL)
+                }
+                var lines = Data()
+                var accepted = 0
+                var ids = state.ids
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                encoder.dateEncodingStrategy = .iso8601
+                for notice in notices where ids.insert(notice.id).inserted {
+                    lines.append(try encoder.encode(Entry(seq: state.nextSeq + accepted, notice: notice, actorHandle: handles[notice.actor])))
+                    lines.append(UInt8(ascii: "\n"))
+                    accepted += 1
+                }
+                guard accepted > 0 else { return 0 }
+                do {
+                    try AtomicFile.append(lines, to: logURL)
+                } catch {
+                    state.seen = nil
+                    throw error
+                }
+                state.nextSeq += accepted
+                state.ids = ids
+                state.seen = LogStamp(logURL)
+                return accepted
             }
-            guard accepted > 0 else { return 0 }
-            try AtomicFile.append(lines, to: logURL)
-            state.nextSeq += accepted
-            state.ids = ids
-            return accepted
         }
     }
 
@@ -96,6 +149,19 @@ public final class NoticeOutbox: Sendable {
     }
 
     private func run(_ sink: any NoticeSink, log: Result<[Entry], any Error>) async -> Report {
+        let lock: FileLock
+        do {
+            // Another process delivering to this sink goes first; its place is read after it is done.
+            guard let held = try await FileLock.acquire(sinkLockURL(sink.name), wait: Self.deliveryWait) else {
+                let waiting = (try? log.get().filter { $0.seq > readCursor(sink.name) }.count) ?? 0
+                return Report(sink: sink.name, delivered: 0, gaveUp: 0, pending: waiting,
+                              stoppedBecause: "another process has been delivering to this sink for \(Int(Self.deliveryWait)) s; what is left goes at the next delivery")
+            }
+            lock = held
+        } catch {
+            return Report(sink: sink.name, delivered: 0, gaveUp: 0, pending: 0, stoppedBecause: "\(error)")
+        }
+        defer { lock.release() }
         let entries: [Entry]
         do {
             let cursor = readCursor(sink.name)
@@ -137,6 +203,11 @@ public final class NoticeOutbox: Sendable {
         directory.appendingPathComponent("cursors/\(Self.fileName(for: sink))")
     }
 
+    /// Held by the process delivering to `sink` (or delivering again what it gave up on).
+    private func sinkLockURL(_ sink: String) -> URL {
+        directory.appendingPathComponent("locks/\(Self.fileName(for: sink))")
+    }
+
     /// A file or folder name for a sink: its name made safe for any file system, and a short digest
     /// of it so that two names never share one.
     public static func fileName(for sink: String) -> String {
@@ -158,8 +229,10 @@ public final class NoticeOutbox: Sendable {
                                      "time": ISO8601DateFormatter().string(from: Date())]
         guard var line = try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys]) else { return }
         line.append(UInt8(ascii: "\n"))
-        try? AtomicFile.append(line, to: directory.appendingPathComponent("failures.jsonl"))
+        try? withLogLock { try AtomicFile.append(line, to: failuresURL) }
     }
+
+    var failuresURL: URL { directory.appendingPathComponent("failures.jsonl") }
 
     // The log.
 
@@ -181,32 +254,44 @@ extension NoticeOutbox {
     }
 
     /// Delivers again the notices `sink` gave up on (recorded in `failures.jsonl`); those that go
-    /// through now are struck from the record, the others stay with their new reason.
+    /// through now are struck from the record, the others stay with their new reason. Holds the
+    /// sink's lock, so no delivery to the sink runs meanwhile.
     public func replay(_ sink: any NoticeSink) async throws -> Report {
-        let url = directory.appendingPathComponent("failures.jsonl")
-        guard FileManager.default.fileExists(atPath: url.path) else {
+        guard FileManager.default.fileExists(atPath: failuresURL.path) else {
             return Report(sink: sink.name, delivered: 0, gaveUp: 0, pending: 0, stoppedBecause: nil)
         }
-        let decoder = JSONDecoder()
-        let records = try AtomicFile.read(url, maxBytes: Self.maxLogBytes, what: "delivery failures")
-            .split(separator: UInt8(ascii: "\n")).compactMap { try? decoder.decode(FailureRecord.self, from: Data($0)) }
-        let mine = Set(records.filter { $0.sink == sink.name }.map(\.seq))
+        guard let lock = try await FileLock.acquire(sinkLockURL(sink.name), wait: Self.deliveryWait) else {
+            throw CohortError(.busy, "another process has been delivering to sink \(sink.name) for \(Int(Self.deliveryWait)) s",
+                              hint: "try again when it is done")
+        }
+        defer { lock.release() }
+        let mine = Set(try readFailures().filter { $0.sink == sink.name }.map(\.seq))
         let entries = try Self.readLog(logURL, repair: false).filter { mine.contains($0.seq) }
-        var kept = records.filter { $0.sink != sink.name }
+        var failed: [FailureRecord] = []
         var delivered = 0
         for entry in entries {
             do {
                 try await sink.deliver(entry.notice, actorHandle: entry.actorHandle)
                 delivered += 1
             } catch {
-                kept.append(FailureRecord(sink: sink.name, seq: entry.seq, id: entry.notice.id, reason: "\(error)",
-                                          time: ISO8601DateFormatter().string(from: Date())))
+                failed.append(FailureRecord(sink: sink.name, seq: entry.seq, id: entry.notice.id, reason: "\(error)",
+                                            time: ISO8601DateFormatter().string(from: Date())))
             }
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let text = try kept.map { String(decoding: try encoder.encode($0), as: UTF8.self) + "\n" }.joined()
-        try AtomicFile.write(Data(text.utf8), to: url, mode: 0o600, replacing: true)
+        // Read again under the log's lock: other sinks' failures recorded meanwhile stay.
+        try withLogLock {
+            let kept = try readFailures().filter { !($0.sink == sink.name && mine.contains($0.seq)) } + failed
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let text = try kept.map { String(decoding: try encoder.encode($0), as: UTF8.self) + "\n" }.joined()
+            try AtomicFile.write(Data(text.utf8), to: failuresURL, mode: 0o600, replacing: true)
+        }
         return Report(sink: sink.name, delivered: delivered, gaveUp: entries.count - delivered, pending: 0, stoppedBecause: nil)
+    }
+
+    private func readFailures() throws -> [FailureRecord] {
+        let decoder = JSONDecoder()
+        return try AtomicFile.readLines(failuresURL, maxBytes: Self.maxLogBytes, what: "delivery failures", repair: false)
+            .compactMap { try? decoder.decode(FailureRecord.self, from: $0) }
     }
 }

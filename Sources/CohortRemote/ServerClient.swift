@@ -18,6 +18,8 @@ public final class ServerClient: Sendable {
     let timeout: Int64
     /// The PEM file of trusted certificates, when one replaces the system's.
     private let certificateAuthority: String?
+    /// Headers added to every request (the exchange benchmark names a client through a trusted proxy).
+    private let headers: @Sendable () -> [(String, String)]
 
     var http: HTTPClient {
         client.withLock { client in
@@ -30,7 +32,10 @@ public final class ServerClient: Sendable {
 
     /// - Parameter certificateAuthority: a PEM file of trusted certificates for `https` servers;
     ///   defaults to `GIT_SSL_CAINFO`, as git reads it, then the system's.
-    public init(certificateAuthority: String? = ProcessInfo.processInfo.environment["GIT_SSL_CAINFO"], timeout: Int64 = 30) {
+    /// - Parameter headers: added to every request.
+    public init(certificateAuthority: String? = ProcessInfo.processInfo.environment["GIT_SSL_CAINFO"], timeout: Int64 = 30,
+                headers: @escaping @Sendable () -> [(String, String)] = { [] }) {
+        self.headers = headers
         var tls = TLSConfiguration.makeClientConfiguration()
         if let certificateAuthority, !certificateAuthority.isEmpty {
             tls.trustRoots = .file(certificateAuthority)
@@ -104,6 +109,7 @@ public final class ServerClient: Sendable {
         request.method = HTTPMethod(rawValue: method)
         request.headers.add(name: "Accept", value: "application/json")
         request.headers.add(name: "User-Agent", value: "cohort/\(CohortVersion.text)")
+        for (name, value) in headers() { request.headers.add(name: name, value: value) }
         if let body {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: body))

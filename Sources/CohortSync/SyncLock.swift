@@ -11,14 +11,12 @@ public final class SyncLock {
         var since: Date
     }
 
-    let url: URL
-    private var descriptor: Int32
+    private let lock: FileLock
     /// The last holder ended without letting go (a crash, a kill): its leftovers want cleaning up.
     public let previousHolderCrashed: Bool
 
-    private init(url: URL, descriptor: Int32, previousHolderCrashed: Bool) {
-        self.url = url
-        self.descriptor = descriptor
+    private init(lock: FileLock, previousHolderCrashed: Bool) {
+        self.lock = lock
         self.previousHolderCrashed = previousHolderCrashed
     }
 
@@ -27,45 +25,23 @@ public final class SyncLock {
         let directory = gitDirectory.appendingPathComponent("cohort", isDirectory: true)
         try AtomicFile.createDirectory(directory, mode: 0o700)
         let url = directory.appendingPathComponent("sync.lock")
-        let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw CohortError(.io, "cannot open \(url.path): \(String(cString: strerror(errno)))")
-        }
-        let deadline = Date().addingTimeInterval(wait)
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else {
-                close(descriptor)
-                throw CohortError(.io, "cannot lock \(url.path): \(String(cString: strerror(errno)))")
-            }
-            guard Date() < deadline else {
-                let who = holder(of: url).map { "pid \($0.pid) on \($0.host), since \($0.since.formatted(.iso8601))" } ?? "another process"
-                close(descriptor)
-                throw CohortError(.busy, "another sync is running in this workspace (\(who))",
-                                  hint: "wait for it to finish, or pass --wait SECONDS")
-            }
-            usleep(200_000)
+        guard let lock = try FileLock.acquire(url, wait: wait, poll: 0.2) else {
+            let who = holder(of: url).map { "pid \($0.pid) on \($0.host), since \($0.since.formatted(.iso8601))" } ?? "another process"
+            throw CohortError(.busy, "another sync is running in this workspace (\(who))",
+                              hint: "wait for it to finish, or pass --wait SECONDS")
         }
         // A holder that finished empties the file; one that is still named there died holding it.
-        var info = stat()
-        let crashed = fstat(descriptor, &info) == 0 && info.st_size > 0
+        let crashed = lock.size > 0
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
-        let data = (try? encoder.encode(Holder(pid: getpid(), host: ProcessInfo.processInfo.hostName, since: Date()))) ?? Data()
-        _ = ftruncate(descriptor, 0)
-        _ = data.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-        return SyncLock(url: url, descriptor: descriptor, previousHolderCrashed: crashed)
+        lock.write((try? encoder.encode(Holder(pid: getpid(), host: ProcessInfo.processInfo.hostName, since: Date()))) ?? Data())
+        return SyncLock(lock: lock, previousHolderCrashed: crashed)
     }
 
-    /// Who holds the lock now, if a sync is running (the lock taken and let go at once otherwise).
+    /// Who holds the lock now, if a sync is running.
     static func runningHolder(in gitDirectory: URL) -> Holder? {
         let url = gitDirectory.appendingPathComponent("cohort/sync.lock")
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        if flock(descriptor, LOCK_SH | LOCK_NB) == 0 {
-            flock(descriptor, LOCK_UN)
-            return nil
-        }
+        guard FileLock.isHeld(url) else { return nil }
         return holder(of: url) ?? Holder(pid: 0, host: "?", since: Date())
     }
 
@@ -78,12 +54,6 @@ public final class SyncLock {
 
     /// Lets the next sync in.
     public func release() {
-        guard descriptor >= 0 else { return }
-        _ = ftruncate(descriptor, 0)
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
-        descriptor = -1
+        lock.release()
     }
-
-    deinit { release() }
 }

@@ -5,7 +5,7 @@
 //   $bin/cohort-bench identity [--seconds S] [--roots N] [--rounds R]
 //   $bin/cohort-bench history DIR COMMITS     (input for Scripts/bench-verify.sh)
 //   $bin/cohort-bench floor [SECONDS]         (raw ECDSA verifications/s on every core)
-//   $bin/cohort-bench exchanges LINK SECONDS CONCURRENCY   (Scripts/bench-instances.sh)
+//   $bin/cohort-bench exchanges LINK SECONDS CONCURRENCY [--addresses]   (Scripts/bench-instances.sh)
 import CohortIdentity
 import Crypto
 import Foundation
@@ -167,14 +167,16 @@ case "history" where arguments.count >= 3:
     // (identity in $COHORT_HOME, created if missing).
     try generateHistory(at: URL(fileURLWithPath: arguments[1]), home: .fromEnvironment(), commits: Int(arguments[2]) ?? 10_000)
 case "exchanges" where arguments.count >= 4:
-    // cohort-bench exchanges LINK SECONDS CONCURRENCY: challenge + token exchanges per second against
-    // a server, CONCURRENCY at once (identity in $COHORT_HOME, a participant of LINK).
-    try await exchangeBenchmark(link: arguments[1], seconds: Double(arguments[2]) ?? 10, concurrency: Int(arguments[3]) ?? 8)
+    // cohort-bench exchanges LINK SECONDS CONCURRENCY [--addresses]: challenge + token exchanges per
+    // second against a server, CONCURRENCY at once (identity in $COHORT_HOME, a participant of LINK);
+    // with --addresses each from a client address of its own, through X-Forwarded-For.
+    try await exchangeBenchmark(link: arguments[1], seconds: Double(arguments[2]) ?? 10, concurrency: Int(arguments[3]) ?? 8,
+                                addresses: arguments.dropFirst(4).contains("--addresses"))
 case "floor":
     // cohort-bench floor [SECONDS]: one number, raw verifications per second on every core.
     let seconds = arguments.count > 1 ? Double(arguments[1]) ?? 1 : 1
     print(String(format: "%.0f", ecdsaFloor(seconds: seconds, threads: ProcessInfo.processInfo.activeProcessorCount)))
 default:
-    FileHandle.standardError.write(Data("usage: cohort-bench identity [--seconds S] [--roots N] [--rounds R]\n       cohort-bench floor [SECONDS]\n       cohort-bench history DIR COMMITS\n       cohort-bench sinks DIR COUNT WEBHOOK_URL SECRET\n       cohort-bench exchanges LINK SECONDS CONCURRENCY\n".utf8))
+    FileHandle.standardError.write(Data("usage: cohort-bench identity [--seconds S] [--roots N] [--rounds R]\n       cohort-bench floor [SECONDS]\n       cohort-bench history DIR COMMITS\n       cohort-bench sinks DIR COUNT WEBHOOK_URL SECRET\n       cohort-bench exchanges LINK SECONDS CONCURRENCY [--addresses]\n".utf8))
     exit(64)
 }

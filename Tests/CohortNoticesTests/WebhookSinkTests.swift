@@ -5,50 +5,6 @@ import Foundation
 import Testing
 import WebhookSink
 
-/// A real receiver on loopback, in Python, verifying signatures with the reference package.
-final class Receiver {
-    let process = Process()
-    let input = Pipe()
-    let records: URL
-    let port: Int
-
-    init(temp: TemporaryDirectory, secret: String, port: Int = 0, script: String = "[]", name: String = "receiver") throws {
-        records = temp.path("\(name).jsonl")
-        let portFile = temp.path("\(name).port")
-        try? FileManager.default.removeItem(at: portFile)
-        let receiver = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Scripts/webhook_receiver.py")
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", receiver.path, secret, records.path, portFile.path, String(port), script]
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = input
-        try process.run()
-        var found: Int?
-        for _ in 0..<200 {
-            if let text = try? String(decoding: Data(contentsOf: portFile), as: UTF8.self), let value = Int(text) {
-                found = value
-                break
-            }
-            usleep(50_000)
-        }
-        self.port = try #require(found, "the receiver did not start")
-    }
-
-    var url: String { "http://127.0.0.1:\(port)/hooks" }
-
-    var received: [[String: Any]] {
-        let text = (try? String(decoding: Data(contentsOf: records), as: UTF8.self)) ?? ""
-        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-    }
-
-    /// Stops the receiver (it exits when its standard input closes) and waits until its port is free.
-    func stop() {
-        try? input.fileHandleForWriting.close()
-        for _ in 0..<500 where acceptsConnections(port) { usleep(10_000) }
-    }
-
-    deinit { stop() }
-}
-
 @Suite(.serialized) struct WebhookSinkTests {
     static let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 

@@ -30,8 +30,7 @@ struct LinkPageBrowserTests {
     func render(_ url: String, name: String, widths: [Int] = [1200, 390]) throws -> [Rendered] {
         let folder = Self.screenshots.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Scripts/browser_check.py")
+        let script = testScript("browser_check.py")
         let result = try run("python3", [script.path, Browser.path ?? "chromium", url, folder.path] + widths.map(String.init), in: folder)
         #expect(result.status == 0, "\(result.stderr)")
         return try result.stdout.split(separator: "\n").map { try JSONDecoder().decode(Rendered.self, from: Data($0.utf8)) }

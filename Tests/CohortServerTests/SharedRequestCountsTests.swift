@@ -63,7 +63,46 @@ import Testing
         await shared.newMinute()
         try await one.admit("203.0.113.9", now: now.addingTimeInterval(60))
         #expect(await shared.calls == before + 1, "the next minute's first request is counted in the shared store")
-        #expect(await shared.totals["203.0.113.9"] == 1, "one request at a time again")
+        #expect(await shared.totals["203.0.113.9"] == 2, "a challenge and its token request, reserved again from nothing")
+    }
+
+    @Test func requestsAtOnceAtOneInstanceStrandAtMostOneReservation() async throws {
+        let shared = SharedCount()
+        let instances = Self.instances(2, perMinute: 160, sharing: shared)
+        let now = Date(timeIntervalSince1970: 6_000)
+        for _ in 0..<10 { try await instances[0].admit("203.0.113.9", now: now) }
+        // Forty at once at the first instance: one reservation of ten, the others one each.
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<40 { group.addTask { _ = try? await instances[0].admit("203.0.113.9", now: now) } }
+        }
+        let reserved = await shared.totals["203.0.113.9"]!
+        #expect(reserved <= 50 + instances[0].largestReservation - 1, "\(reserved) reserved for 50 admitted")
+        // The other instance still gets the rest of the limit.
+        var admitted = 0
+        while (try? await instances[1].admit("203.0.113.9", now: now)) != nil { admitted += 1 }
+        #expect(admitted >= 160 - reserved, "\(admitted)")
+    }
+
+    @Test func aReservationThatReturnsAfterTheMinuteTurnedIsNotKept() async throws {
+        let slow = SharedCount()
+        let gate = AsyncStream<Void>.makeStream()
+        let counts = SharedRequestCounts(perMinute: 1000) { address, count in
+            if count > 2 { for await _ in gate.stream { break } }
+            return await slow.add(address, count)
+        }
+        let now = Date(timeIntervalSince1970: 6_000)
+        for _ in 0..<4 { try await counts.admit("203.0.113.9", now: now) }
+        // The fifth request reserves four and waits; meanwhile the next minute begins.
+        let late = Task { try await counts.admit("203.0.113.9", now: now) }
+        try await Task.sleep(for: .milliseconds(50))
+        await slow.newMinute()
+        try await counts.admit("203.0.113.9", now: now.addingTimeInterval(60))
+        gate.continuation.yield()
+        try await late.value
+        // The next minute's second request uses the next minute's reservation, not the late one.
+        let calls = await slow.calls
+        try await counts.admit("203.0.113.9", now: now.addingTimeInterval(60))
+        #expect(await slow.calls == calls, "the next minute's own reservation was kept")
     }
 
     @Test func aSmallLimitIsCountedOneRequestAtATime() async throws {
@@ -76,6 +115,10 @@ import Testing
             let refusal = await #expect(throws: CohortError.self) { try await instance.admit("203.0.113.9", now: now) }
             #expect(refusal?.code == .busy)
         }
-        #expect(await shared.totals["203.0.113.9"] == 8, "every request is in the shared count, refused ones too")
+        #expect(await shared.totals["203.0.113.9"] == 8, "every request is in the shared count, the first refusal at each instance too")
+        // Refused again without asking the shared count.
+        let calls = await shared.calls
+        await #expect(throws: CohortError.self) { try await instances[0].admit("203.0.113.9", now: now) }
+        #expect(await shared.calls == calls)
     }
 }

@@ -146,6 +146,27 @@ struct SharedStateTests {
         let addresses = try hosted.cluster!.psql(hosted.database!, "SELECT string_agg(DISTINCT address, ' ') FROM cohort_identity_requests")
         #expect(addresses == "127.0.0.1", "\(addresses)")
     }
+
+    @Test("at 48 a minute, reservations through both instances admit at most the limit, and the database holds every one")
+    func reservedRateLimit() async throws {
+        let hosted = try Hosted(serverArguments: ["--identity-rate", "48"], instances: 2)
+        let body = Data(#"{"operation":"pull"}"#.utf8)
+        let second = Int(Date().timeIntervalSince1970) % 60
+        if second >= 40 { try await Task.sleep(for: .seconds(61 - second)) }
+        let minute = Int(Date().timeIntervalSince1970) / 60
+        var statuses: [Int] = []
+        for _ in 0..<64 {
+            statuses.append(try await IdentityAPITests.send(.POST, "\(hosted.link)/challenge", headers: [("Content-Type", "application/json")],
+                                                            body: body).status)
+        }
+        try #require(Int(Date().timeIntervalSince1970) / 60 == minute, "the requests straddled a minute")
+        let admitted = statuses.filter { $0 == 200 }.count
+        #expect(statuses.allSatisfy { [200, 429].contains($0) }, "\(statuses)")
+        // The publish's two requests may be in this minute; each instance may strand up to 2 (48 / 16 - 1).
+        #expect(admitted <= 48 && admitted >= 48 - 2 - 2 * 2, "\(admitted) admitted: \(statuses)")
+        let reserved = try hosted.cluster!.psql(hosted.database!, "SELECT max(count) FROM cohort_identity_requests WHERE address = '127.0.0.1'")
+        #expect(Int(reserved) ?? 0 >= admitted, "\(reserved) reserved for \(admitted) admitted")
+    }
 }
 
 extension URL {

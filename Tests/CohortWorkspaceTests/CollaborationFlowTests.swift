@@ -55,8 +55,7 @@ import Testing
         let scenario = try Scenario()
         _ = try scenario.owner.comment(on: "shortbread.md", text: "Chill the dough first")
         let state = try scenario.owner.state()
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Scripts/verify_dsse.py")
+        let script = testScript("verify_dsse.py")
         var files = [CohortLayout.collaboration, CohortLayout.members]
         let notices = try FileManager.default.subpathsOfDirectory(atPath: scenario.owner.directory.appendingPathComponent(CohortLayout.notices).path)
             .filter { $0.hasSuffix(".json") }.map { CohortLayout.notices + "/" + $0 }

@@ -173,3 +173,9 @@ public func acceptsConnections(_ port: Int) -> Bool {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(handle, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
     }
 }
+
+/// A script of Tests/Scripts (independent checkers and receivers, in Python).
+public func testScript(_ name: String) -> URL {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Scripts/\(name)")
+}

@@ -117,7 +117,8 @@ final class PostgresServerState: ServerState {
 /// Spent challenge nonces in PostgreSQL: an insert under a unique key decides who spends. The early
 /// replay check (`contains`, before the proof's signature is checked) looks only at what this
 /// instance spent, which costs no round trip; a challenge spent at another instance is found at the
-/// spend, which refuses it as replayed all the same.
+/// spend, which refuses it as replayed all the same (after the signature and membership checks, so a
+/// replay whose signer was removed meanwhile is refused for that).
 final class PostgresSpentChallenges: SpentChallengeStore {
     let database: PostgresStore
     private let spentHere = MemorySpentChallenges()
@@ -140,11 +141,11 @@ final class PostgresSpentChallenges: SpentChallengeStore {
                 INSERT INTO cohort_spent_challenges (nonce, expires_at) VALUES (\(hex), \(expiry))
                 ON CONFLICT (nonce) DO NOTHING RETURNING nonce
                 """, logger: self.database.logger)
-            for try await _ in rows {
-                _ = self.spentHere.spend(nonce, expiresAt: expiresAt, now: now)
-                return true
-            }
-            return false
+            var spentNow = false
+            for try await _ in rows { spentNow = true }
+            // Spent now or before (at another instance): either way, refused here without asking again.
+            _ = self.spentHere.spend(nonce, expiresAt: expiresAt, now: now)
+            return spentNow
         }
     }
 }
