@@ -73,14 +73,10 @@ final class PostgresServerState: ServerState {
     /// Adds `count` to `address`'s identity requests in the database's current minute; the new total.
     private static func reserve(_ database: PostgresStore, _ address: String, _ count: Int) async throws -> Int {
         try await database.run("counting an identity request") { connection in
-            let rows = try await connection.query("""
-                INSERT INTO cohort_identity_requests (address, minute, count)
-                VALUES (\(address), floor(extract(epoch FROM now()) / 60)::bigint, \(count))
-                ON CONFLICT (address, minute) DO UPDATE SET count = cohort_identity_requests.count + EXCLUDED.count
-                RETURNING count
-                """, logger: database.logger)
             var total = 0
-            for try await value in rows.decode(Int.self) { total = value }
+            for try await value in try await connection.execute(ReserveRequests(address: address, count: count), logger: database.logger) {
+                total = value
+            }
             return total
         }
     }
@@ -134,20 +130,56 @@ final class PostgresSpentChallenges: SpentChallengeStore {
     }
 
     func spend(_ nonce: Data, expiresAt: UInt64, now: UInt64) async throws -> Bool {
-        let hex = nonce.hexString
-        let expiry = Int64(clamping: expiresAt)
+        let statement = SpendChallenge(nonce: nonce.hexString, expiresAt: Int64(clamping: expiresAt))
         return try await database.run("spending a challenge") { connection in
-            let rows = try await connection.query("""
-                INSERT INTO cohort_spent_challenges (nonce, expires_at) VALUES (\(hex), \(expiry))
-                ON CONFLICT (nonce) DO NOTHING RETURNING nonce
-                """, logger: self.database.logger)
             var spentNow = false
-            for try await _ in rows { spentNow = true }
+            for try await _ in try await connection.execute(statement, logger: self.database.logger) { spentNow = true }
             // Spent now or before (at another instance): either way, refused here without asking again.
             _ = self.spentHere.spend(nonce, expiresAt: expiresAt, now: now)
             return spentNow
         }
     }
+}
+
+/// The two statements every token exchange makes, prepared once per connection.
+struct ReserveRequests: PostgresPreparedStatement {
+    static let sql = """
+        INSERT INTO cohort_identity_requests (address, minute, count)
+        VALUES ($1, floor(extract(epoch FROM now()) / 60)::bigint, $2)
+        ON CONFLICT (address, minute) DO UPDATE SET count = cohort_identity_requests.count + EXCLUDED.count
+        RETURNING count
+        """
+    static let bindingDataTypes: [PostgresDataType] = [.text, .int4]
+    typealias Row = Int
+
+    var address: String
+    var count: Int
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings()
+        bindings.append(address)
+        bindings.append(Int32(clamping: count))
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Int { Int(try row.decode(Int32.self)) }
+}
+
+struct SpendChallenge: PostgresPreparedStatement {
+    static let sql = "INSERT INTO cohort_spent_challenges (nonce, expires_at) VALUES ($1, $2) ON CONFLICT (nonce) DO NOTHING RETURNING 1"
+    typealias Row = Int
+
+    var nonce: String
+    var expiresAt: Int64
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings()
+        bindings.append(nonce)
+        bindings.append(expiresAt)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Int { Int(try row.decode(Int32.self)) }
 }
 
 /// Beside the HTTP server: delivers the server sinks' notices, takes in pushes an instance missed,
