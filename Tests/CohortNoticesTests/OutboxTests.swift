@@ -96,6 +96,29 @@ final class FlakySink: NoticeSink {
         #expect(!after.contains("file-2.md"))
     }
 
+    @Test func twoOutboxesOverOneFolderNumberEveryNoticeOnceAndDeliverItOnce() async throws {
+        let temp = try TemporaryDirectory()
+        // Two writers as two processes would be: each its own view of the log, its own locks.
+        let first = try NoticeOutbox(directory: temp.path("outbox"))
+        let second = try NoticeOutbox(directory: temp.path("outbox"))
+        let batches = try (0..<20).map { _ in try sampleNotices(3) }
+        await withTaskGroup(of: Void.self) { group in
+            for (index, batch) in batches.enumerated() {
+                group.addTask { _ = try? (index % 2 == 0 ? first : second).accept(batch) }
+                // The same batch offered through the other writer too: accepted once.
+                group.addTask { _ = try? (index % 2 == 0 ? second : first).accept(batch) }
+            }
+        }
+        let log = try String(decoding: Data(contentsOf: temp.path("outbox/log.jsonl")), as: UTF8.self).split(separator: "\n")
+        let sequence = log.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["seq"] as? Int }
+        #expect(sequence == Array(1...60), "one line per notice, numbered in order")
+        let memory = MemoryNoticeSink()
+        async let one = first.deliver(to: [memory])
+        async let two = second.deliver(to: [memory])
+        _ = await (one, two)
+        #expect(memory.notices.count == 60 && Set(memory.notices.map(\.id)).count == 60)
+    }
+
     @Test func aTornLastLineIsCutOff() async throws {
         let temp = try TemporaryDirectory()
         let outbox = try NoticeOutbox(directory: temp.path("outbox"))

@@ -1,0 +1,61 @@
+import CohortTestSupport
+import Foundation
+import Testing
+
+/// Several `cohort notices deliver` at once in one workspace: every notice reaches every sink, once.
+@Suite struct DeliveryRaceTests {
+    static let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+
+    /// Starts `count` deliveries at once and waits for them all.
+    static func race(_ count: Int, in sandbox: Sandbox) throws -> [Int32] {
+        let processes = (0..<count).map { _ in
+            let process = Process()
+            process.executableURL = CLI.binary
+            process.arguments = ["notices", "deliver"]
+            process.currentDirectoryURL = sandbox.path("recipes")
+            process.environment = ProcessInfo.processInfo.environment.merging(["COHORT_HOME": sandbox.path("ann").path]) { $1 }
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            return process
+        }
+        for process in processes { try process.run() }
+        for process in processes { process.waitUntilExit() }
+        return processes.map(\.terminationStatus)
+    }
+
+    @Test func racingDeliveriesSendEveryNoticeOncePerSink() throws {
+        let sandbox = try Sandbox()
+        let inside = try sandbox.recipes(Dictionary(uniqueKeysWithValues: (0..<39).map { ("r\($0).md", "recipe \($0)\n") }))
+        let temp = try TemporaryDirectory()
+        let receiver = try Receiver(temp: temp, secret: Self.secret)
+        defer { receiver.stop() }
+        try sandbox.write("recipes/.git/cohort/config.toml", """
+        [[sinks]]
+        type = "file"
+        path = "../../../notices.jsonl"
+
+        [[sinks]]
+        type = "webhook"
+        url = "\(receiver.url)"
+        secret = "\(Self.secret)"
+        """)
+        // Three at once over the first 39 notices, then twice more over notices committed between.
+        #expect(try Self.race(3, in: sandbox).allSatisfy { $0 == 0 })
+        for round in 0..<2 {
+            for index in 0..<5 { try sandbox.write("recipes/new-\(round)-\(index).md", "new \(index)\n") }
+            #expect(try inside.run(["commit", "-m", "round \(round)"]).status == 0)
+            #expect(try Self.race(3, in: sandbox).allSatisfy { $0 == 0 })
+        }
+        let expected = try inside.run(["notices", "--json"]).stdout.split(separator: "\n")
+            .compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["id"] as? String }
+        #expect(expected.count == 49)
+        let filed = try sandbox.read("notices.jsonl").split(separator: "\n")
+            .compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["id"] as? String }
+        let filedOnce = filed.sorted() == expected.sorted()
+        #expect(filedOnce, "file sink: \(filed.count) lines for \(expected.count) notices")
+        let posted = receiver.received.compactMap { $0["id"] as? String }
+        let postedOnce = posted.sorted() == expected.map { "msg_\($0)" }.sorted()
+        #expect(postedOnce, "webhook: \(posted.count) requests for \(expected.count) notices")
+        #expect(receiver.received.allSatisfy { $0["verified"] as? Bool == true })
+    }
+}
