@@ -22,10 +22,12 @@ public final class NoticeOutbox: Sendable {
     public static let maxLogBytes = 512 << 20
     /// Cursors are written after this many notices, and at the end of every run.
     static let cursorBatch = 256
-    /// Seconds a sink's run waits for another process delivering to the same sink.
-    public static let deliveryWait: TimeInterval = 120
-    /// Seconds accepting waits for another process writing the log.
-    static let logWait: TimeInterval = 30
+    /// Seconds a sink's run waits, by default, for another process delivering to the same sink before
+    /// leaving the rest to it (the holder looks at the log again when it is done).
+    public static let deliveryWait: TimeInterval = 10
+    /// Seconds accepting waits for another process writing the log (a post-receive hook that gives
+    /// up loses its push's notices, so this is long).
+    static let logWait: TimeInterval = 300
 
     public struct Entry: Codable, Sendable {
         public let seq: Int
@@ -70,22 +72,29 @@ public final class NoticeOutbox: Sendable {
     }
 
     public let directory: URL
+    /// Seconds a sink's run waits for another process delivering to the same sink.
+    let deliveryWait: TimeInterval
     private let state = Mutex(State())
 
-    public init(directory: URL) throws {
+    public init(directory: URL, deliveryWait: TimeInterval = NoticeOutbox.deliveryWait) throws {
         self.directory = directory
+        self.deliveryWait = deliveryWait
         try AtomicFile.createDirectory(directory.appendingPathComponent("cursors"), mode: 0o700)
         try AtomicFile.createDirectory(directory.appendingPathComponent("locks"), mode: 0o700)
     }
 
     var logURL: URL { directory.appendingPathComponent("log.jsonl") }
 
+    private var logLockURL: URL { directory.appendingPathComponent("locks/log") }
+
+    private var busyLog: CohortError {
+        CohortError(.busy, "another process is still writing the notice outbox \(directory.path) after \(Int(Self.logWait)) s",
+                    hint: "try again when it is done")
+    }
+
     /// Runs `body` holding the log's lock (writes to the log and to the failures record).
     private func withLogLock<T>(_ body: () throws -> T) throws -> T {
-        guard let lock = try FileLock.acquire(directory.appendingPathComponent("locks/log"), wait: Self.logWait) else {
-            throw CohortError(.busy, "another process has been writing the notice outbox \(directory.path) for \(Int(Self.logWait)) s",
-                              hint: "try again when it is done")
-        }
+        guard let lock = try FileLock.acquire(logLockURL, wait: Self.logWait) else { throw busyLog }
         defer { lock.release() }
         return try body()
     }
@@ -93,7 +102,8 @@ public final class NoticeOutbox: Sendable {
     /// Appends the notices not accepted before (by id) and fsyncs; returns how many were new.
     @discardableResult
     public func accept(_ notices: [Notice], handles: [String: String] = [:]) throws -> Int {
-        try state.withLock { state in
+        guard !notices.isEmpty else { return 0 }
+        return try state.withLock { state in
             try withLogLock {
                 // Under the lock, a torn last line is one a writer that died left: cut it off.
                 if state.seen == nil || LogStamp(logURL) != state.seen {
@@ -130,17 +140,32 @@ public final class NoticeOutbox: Sendable {
 
     /// The notices `sink` has not dealt with yet, in order.
     public func pending(for sink: String) throws -> [Entry] {
-        let cursor = readCursor(sink)
+        let cursor = try readCursor(sink)
         return try Self.readLog(logURL, repair: false).filter { $0.seq > cursor }
+    }
+
+    /// The log as it stands, read under the log's lock (so never a line an append that failed is
+    /// about to take back), with its stamp.
+    private func snapshot() async -> (log: Result<[Entry], any Error>, stamp: LogStamp?) {
+        do {
+            guard let lock = try await FileLock.acquire(logLockURL, wait: Self.logWait) else {
+                return (.failure(busyLog), nil)
+            }
+            defer { lock.release() }
+            let stamp = LogStamp(logURL)
+            return (Result { try Self.readLog(logURL, repair: false) }, stamp)
+        } catch {
+            return (.failure(error), nil)
+        }
     }
 
     /// Delivers what each sink has not had yet, every sink on its own task: each one stops at its first
     /// notice to retry (keeping its place), records and passes the ones it gives up on.
     public func deliver(to sinks: [any NoticeSink]) async -> [Report] {
-        let log = Result { try Self.readLog(logURL, repair: false) }
+        let first = await snapshot()
         return await withTaskGroup(of: Report.self) { group in
             for sink in sinks {
-                group.addTask { await self.run(sink, log: log) }
+                group.addTask { await self.run(sink, first) }
             }
             var reports: [Report] = []
             for await report in group { reports.append(report) }
@@ -148,53 +173,91 @@ public final class NoticeOutbox: Sendable {
         }
     }
 
-    private func run(_ sink: any NoticeSink, log: Result<[Entry], any Error>) async -> Report {
-        let lock: FileLock
-        do {
-            // Another process delivering to this sink goes first; its place is read after it is done.
-            guard let held = try await FileLock.acquire(sinkLockURL(sink.name), wait: Self.deliveryWait) else {
-                let waiting = (try? log.get().filter { $0.seq > readCursor(sink.name) }.count) ?? 0
-                return Report(sink: sink.name, delivered: 0, gaveUp: 0, pending: waiting,
-                              stoppedBecause: "another process has been delivering to this sink for \(Int(Self.deliveryWait)) s; what is left goes at the next delivery")
+    /// One sink's turn. Another process delivering to the sink goes first, and the sink's place is
+    /// read after it is done. Whoever lets go of a sink looks at the log again: if notices came in
+    /// meanwhile (whose process may have stopped waiting for this one), it takes the sink again, if no
+    /// one else has, and delivers them too.
+    private func run(_ sink: any NoticeSink, _ first: (log: Result<[Entry], any Error>, stamp: LogStamp?)) async -> Report {
+        var current = first
+        var total = Report(sink: sink.name, delivered: 0, gaveUp: 0, pending: 0, stoppedBecause: nil)
+        var wait = deliveryWait
+        while true {
+            let lock: FileLock
+            do {
+                guard let held = try await FileLock.acquire(sinkLockURL(sink.name), wait: wait) else {
+                    guard wait > 0 else { return total }  // someone else took it, and looks again when done
+                    let waiting = (try? current.log.get().filter { $0.seq > (try readCursor(sink.name)) }.count) ?? 0
+                    let reason = Task.isCancelled ? "the delivery was cancelled while another process was delivering to this sink"
+                        : "another process is still delivering to this sink after \(Int(wait)) s; it delivers what is left when it is done"
+                    return Report(sink: sink.name, delivered: total.delivered, gaveUp: total.gaveUp, pending: waiting, stoppedBecause: reason)
+                }
+                lock = held
+            } catch {
+                return Report(sink: sink.name, delivered: total.delivered, gaveUp: total.gaveUp, pending: 0, stoppedBecause: "\(error)")
             }
-            lock = held
-        } catch {
-            return Report(sink: sink.name, delivered: 0, gaveUp: 0, pending: 0, stoppedBecause: "\(error)")
+            let turn = await deliverHolding(sink, log: current.log)
+            lock.release()
+            total = Report(sink: sink.name, delivered: total.delivered + turn.delivered, gaveUp: total.gaveUp + turn.gaveUp,
+                           pending: turn.pending, stoppedBecause: turn.stoppedBecause)
+            guard turn.stoppedBecause == nil, current.stamp != nil, LogStamp(logURL) != current.stamp else { return total }
+            current = await snapshot()
+            wait = 0
         }
-        defer { lock.release() }
+    }
+
+    /// Delivers, holding the sink's lock, what `log` has past the sink's place.
+    private func deliverHolding(_ sink: any NoticeSink, log: Result<[Entry], any Error>) async -> Report {
         let entries: [Entry]
+        var done: Int
         do {
-            let cursor = readCursor(sink.name)
-            entries = try log.get().filter { $0.seq > cursor }
+            done = try readCursor(sink.name)
+            entries = try log.get().filter { $0.seq > done }
         } catch {
             return Report(sink: sink.name, delivered: 0, gaveUp: 0, pending: 0, stoppedBecause: "cannot read the outbox: \(error)")
         }
         var delivered = 0
         var gaveUp = 0
-        var done = readCursor(sink.name)
         var unsaved = 0
-        defer { if unsaved > 0 { try? writeCursor(sink.name, done) } }
+        /// Saves the sink's place and reports; `reason` nil when everything went.
+        func stop(at index: Int, because reason: String?) -> Report {
+            var reason = reason
+            if unsaved > 0 {
+                do {
+                    try writeCursor(sink.name, done)
+                } catch {
+                    reason = (reason.map { "\($0); " } ?? "") + "its place could not be saved (\(error)), so what it had may come again"
+                }
+            }
+            return Report(sink: sink.name, delivered: delivered, gaveUp: gaveUp, pending: entries.count - index, stoppedBecause: reason)
+        }
         for (index, entry) in entries.enumerated() {
             do {
                 try await sink.deliver(entry.notice, actorHandle: entry.actorHandle)
                 delivered += 1
             } catch let failure as SinkFailure where failure.kind == .giveUp {
-                recordFailure(sink: sink.name, entry: entry, reason: failure.reason)
+                // A notice given up on moves the place only once it is recorded.
+                do {
+                    try await recordFailure(sink: sink.name, entry: entry, reason: failure.reason)
+                } catch {
+                    return stop(at: index, because: "gave up on notice \(entry.notice.id) (\(failure.reason)) and cannot record it: \(error)")
+                }
                 gaveUp += 1
             } catch {
-                if unsaved > 0 { try? writeCursor(sink.name, done) }
-                unsaved = 0
-                return Report(sink: sink.name, delivered: delivered, gaveUp: gaveUp, pending: entries.count - index,
-                              stoppedBecause: "\(error)")
+                return stop(at: index, because: "\(error)")
             }
             done = entry.seq
             unsaved += 1
             if unsaved >= Self.cursorBatch {
-                try? writeCursor(sink.name, done)
-                unsaved = 0
+                do {
+                    try writeCursor(sink.name, done)
+                    unsaved = 0
+                } catch {
+                    return Report(sink: sink.name, delivered: delivered, gaveUp: gaveUp, pending: entries.count - index - 1,
+                                  stoppedBecause: "its place could not be saved (\(error)), so what it had may come again")
+                }
             }
         }
-        return Report(sink: sink.name, delivered: delivered, gaveUp: gaveUp, pending: 0, stoppedBecause: nil)
+        return stop(at: entries.count, because: nil)
     }
 
     // Cursors: one small file per sink, named by the sink's name made safe for a file system.
@@ -215,21 +278,31 @@ public final class NoticeOutbox: Sendable {
         return "\(safe)-\(Data(SHA256.hash(data: Data(sink.utf8)).prefix(4)).hexString)"
     }
 
-    func readCursor(_ sink: String) -> Int {
-        guard let data = try? AtomicFile.read(cursorURL(sink), maxBytes: 64, what: "cursor") else { return 0 }
-        return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    /// The last sequence number `sink` is done with: 0 before its first delivery; an error when its
+    /// cursor is there but cannot be read (delivering everything again would flood the sink).
+    func readCursor(_ sink: String) throws -> Int {
+        let url = cursorURL(sink)
+        guard FileManager.default.fileExists(atPath: url.path) else { return 0 }
+        let data = try AtomicFile.read(url, maxBytes: 64, what: "cursor")
+        guard let value = Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)), value >= 0 else {
+            throw CohortError(.malformed, "the place of sink \(sink) in the outbox (\(url.path)) is not a number",
+                              hint: "write the last sequence number it had into the file, or remove it to deliver everything again")
+        }
+        return value
     }
 
     private func writeCursor(_ sink: String, _ seq: Int) throws {
         try AtomicFile.write(Data("\(seq)\n".utf8), to: cursorURL(sink), mode: 0o600, replacing: true)
     }
 
-    private func recordFailure(sink: String, entry: Entry, reason: String) {
+    private func recordFailure(sink: String, entry: Entry, reason: String) async throws {
         let record: [String: Any] = ["sink": sink, "seq": entry.seq, "id": entry.notice.id, "reason": reason,
                                      "time": ISO8601DateFormatter().string(from: Date())]
-        guard var line = try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys]) else { return }
+        var line = try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])
         line.append(UInt8(ascii: "\n"))
-        try? withLogLock { try AtomicFile.append(line, to: failuresURL) }
+        guard let lock = try await FileLock.acquire(logLockURL, wait: Self.logWait) else { throw busyLog }
+        defer { lock.release() }
+        try AtomicFile.append(line, to: failuresURL)
     }
 
     var failuresURL: URL { directory.appendingPathComponent("failures.jsonl") }
@@ -260,8 +333,8 @@ extension NoticeOutbox {
         guard FileManager.default.fileExists(atPath: failuresURL.path) else {
             return Report(sink: sink.name, delivered: 0, gaveUp: 0, pending: 0, stoppedBecause: nil)
         }
-        guard let lock = try await FileLock.acquire(sinkLockURL(sink.name), wait: Self.deliveryWait) else {
-            throw CohortError(.busy, "another process has been delivering to sink \(sink.name) for \(Int(Self.deliveryWait)) s",
+        guard let lock = try await FileLock.acquire(sinkLockURL(sink.name), wait: deliveryWait) else {
+            throw CohortError(.busy, "another process is still delivering to sink \(sink.name) after \(Int(deliveryWait)) s",
                               hint: "try again when it is done")
         }
         defer { lock.release() }
@@ -279,13 +352,13 @@ extension NoticeOutbox {
             }
         }
         // Read again under the log's lock: other sinks' failures recorded meanwhile stay.
-        try withLogLock {
-            let kept = try readFailures().filter { !($0.sink == sink.name && mine.contains($0.seq)) } + failed
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            let text = try kept.map { String(decoding: try encoder.encode($0), as: UTF8.self) + "\n" }.joined()
-            try AtomicFile.write(Data(text.utf8), to: failuresURL, mode: 0o600, replacing: true)
-        }
+        guard let logLock = try await FileLock.acquire(logLockURL, wait: Self.logWait) else { throw busyLog }
+        defer { logLock.release() }
+        let kept = try readFailures().filter { !($0.sink == sink.name && mine.contains($0.seq)) } + failed
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let text = try kept.map { String(decoding: try encoder.encode($0), as: UTF8.self) + "\n" }.joined()
+        try AtomicFile.write(Data(text.utf8), to: failuresURL, mode: 0o600, replacing: true)
         return Report(sink: sink.name, delivered: delivered, gaveUp: entries.count - delivered, pending: 0, stoppedBecause: nil)
     }
 

@@ -119,6 +119,45 @@ final class FlakySink: NoticeSink {
         #expect(memory.notices.count == 60 && Set(memory.notices.map(\.id)).count == 60)
     }
 
+    /// A sink that holds its first notice until let go.
+    final class HeldSink: NoticeSink {
+        let name: String
+        private let state = Mutex((held: true, delivered: [String]()))
+
+        init(name: String) { self.name = name }
+
+        func letGo() { state.withLock { $0.held = false } }
+        var delivered: [String] { state.withLock { $0.delivered } }
+
+        func deliver(_ notice: Notice) async throws {
+            while state.withLock({ $0.held && $0.delivered.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
+            state.withLock { $0.delivered.append(notice.data["path"] ?? "") }
+        }
+    }
+
+    @Test func aProcessThatStopsWaitingLeavesItsNoticesToTheOneDelivering() async throws {
+        let temp = try TemporaryDirectory()
+        let first = try NoticeOutbox(directory: temp.path("outbox"))
+        let second = try NoticeOutbox(directory: temp.path("outbox"), deliveryWait: 0.2)
+        let notices = try sampleNotices(2)
+        try first.accept([notices[0]])
+        let holding = HeldSink(name: "hook")
+        let running = Task { await first.deliver(to: [holding]) }
+        try await Task.sleep(for: .milliseconds(100))
+        // Another process takes a notice in while the first holds the sink, waits, and gives up.
+        try second.accept([notices[1]])
+        let other = HeldSink(name: "hook")
+        other.letGo()
+        let report = try #require(await second.deliver(to: [other]).first)
+        #expect(report.stoppedBecause?.contains("another process is still delivering to this sink") == true, "\(report)")
+        #expect(report.pending == 2 && other.delivered.isEmpty)
+        // The first lets go of the sink, sees the log moved, and delivers that notice too.
+        holding.letGo()
+        let reports = await running.value
+        #expect(holding.delivered == ["file-0.md", "file-1.md"])
+        #expect(reports.first?.delivered == 2 && reports.first?.stoppedBecause == nil)
+    }
+
     @Test func aTornLastLineIsCutOff() async throws {
         let temp = try TemporaryDirectory()
         let outbox = try NoticeOutbox(directory: temp.path("outbox"))
