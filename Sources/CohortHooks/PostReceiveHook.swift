@@ -37,7 +37,7 @@ public enum PostReceiveHook {
         }
         let outbox = try NoticeOutbox(directory: repository.gitDirectory.appendingPathComponent("cohort/outbox"))
         let (notices, handles) = try noticesAdded(by: commits, in: repository)
-        try outbox.accept(notices, handles: handles)
+        try await outbox.accept(notices, handles: handles)
         let state = repository.gitDirectory.appendingPathComponent("cohort/sinks")
         let sinks = try specs.map { try SinkFactory.make($0, stateDirectory: state) }
         let reports = await outbox.deliver(to: sinks)

@@ -17,7 +17,7 @@ public enum PreReceiveHook {
         }
         guard input.last == UInt8(ascii: "\n") else {
             throw CohortError(.malformed, input.isEmpty ? "the hook got no ref updates from git" : "the hook's input from git stops inside a line",
-                              hint: "git runs this hook with the push's ref updates on standard input, one line each")
+                              hint: "check the free space where a hook chained before this one copies its input, then push again; run by hand, give the ref updates on standard input, one line each")
         }
         return try String(decoding: input, as: UTF8.self).split(separator: "\n").map { try RefUpdate(line: $0) }
     }

@@ -92,21 +92,23 @@ public final class NoticeOutbox: Sendable {
                     hint: "try again when it is done")
     }
 
-    /// Runs `body` holding the log's lock (writes to the log and to the failures record).
-    private func withLogLock<T>(_ body: () throws -> T) throws -> T {
-        guard let lock = try FileLock.acquire(logLockURL, wait: Self.logWait) else { throw busyLog }
+    /// Runs `body` holding the log's lock (writes to the log and to the failures record, and reads of
+    /// the log that must not see an append a failure is about to take back). Two holders in one
+    /// process are kept apart by the lock too: each opens the file itself.
+    private func withLogLock<T>(_ body: () throws -> T) async throws -> T {
+        guard let lock = try await FileLock.acquire(logLockURL, wait: Self.logWait) else { throw busyLog }
         defer { lock.release() }
         return try body()
     }
 
     /// Appends the notices not accepted before (by id) and fsyncs; returns how many were new.
     @discardableResult
-    public func accept(_ notices: [Notice], handles: [String: String] = [:]) throws -> Int {
+    public func accept(_ notices: [Notice], handles: [String: String] = [:]) async throws -> Int {
         guard !notices.isEmpty else { return 0 }
-        return try state.withLock { state in
-            try withLogLock {
+        return try await withLogLock {
+            try state.withLock { state in
                 // Under the lock, a torn last line is one a writer that died left: cut it off.
-                if state.seen == nil || LogStamp(logURL) != state.seen {
+                if LogStamp(logURL) != state.seen {
                     let entries = try Self.readLog(logURL, repair: true)
                     state.nextSeq = (entries.last?.seq ?? 0) + 1
                     state.ids = Set(entries.map(\.notice.id))
@@ -148,12 +150,7 @@ public final class NoticeOutbox: Sendable {
     /// about to take back), with its stamp.
     private func snapshot() async -> (log: Result<[Entry], any Error>, stamp: LogStamp?) {
         do {
-            guard let lock = try await FileLock.acquire(logLockURL, wait: Self.logWait) else {
-                return (.failure(busyLog), nil)
-            }
-            defer { lock.release() }
-            let stamp = LogStamp(logURL)
-            return (Result { try Self.readLog(logURL, repair: false) }, stamp)
+            return try await withLogLock { (Result { try Self.readLog(logURL, repair: false) }, LogStamp(logURL)) }
         } catch {
             return (.failure(error), nil)
         }
@@ -186,9 +183,10 @@ public final class NoticeOutbox: Sendable {
             do {
                 guard let held = try await FileLock.acquire(sinkLockURL(sink.name), wait: wait) else {
                     guard wait > 0 else { return total }  // someone else took it, and looks again when done
-                    let waiting = (try? current.log.get().filter { $0.seq > (try readCursor(sink.name)) }.count) ?? 0
+                    let cursor = (try? readCursor(sink.name)) ?? 0
+                    let waiting = (try? current.log.get().filter { $0.seq > cursor }.count) ?? 0
                     let reason = Task.isCancelled ? "the delivery was cancelled while another process was delivering to this sink"
-                        : "another process is still delivering to this sink after \(Int(wait)) s; it delivers what is left when it is done"
+                        : "another process is still delivering to this sink after \(Int(wait)) s; it delivers what is left when it is done, or if it stops on a failure, the next delivery does"
                     return Report(sink: sink.name, delivered: total.delivered, gaveUp: total.gaveUp, pending: waiting, stoppedBecause: reason)
                 }
                 lock = held
@@ -199,7 +197,7 @@ public final class NoticeOutbox: Sendable {
             lock.release()
             total = Report(sink: sink.name, delivered: total.delivered + turn.delivered, gaveUp: total.gaveUp + turn.gaveUp,
                            pending: turn.pending, stoppedBecause: turn.stoppedBecause)
-            guard turn.stoppedBecause == nil, current.stamp != nil, LogStamp(logURL) != current.stamp else { return total }
+            guard turn.stoppedBecause == nil, LogStamp(logURL) != current.stamp else { return total }
             current = await snapshot()
             wait = 0
         }
@@ -252,8 +250,7 @@ public final class NoticeOutbox: Sendable {
                     try writeCursor(sink.name, done)
                     unsaved = 0
                 } catch {
-                    return Report(sink: sink.name, delivered: delivered, gaveUp: gaveUp, pending: entries.count - index - 1,
-                                  stoppedBecause: "its place could not be saved (\(error)), so what it had may come again")
+                    return stop(at: index + 1, because: "cannot save its place: \(error)")
                 }
             }
         }
@@ -300,9 +297,7 @@ public final class NoticeOutbox: Sendable {
                                      "time": ISO8601DateFormatter().string(from: Date())]
         var line = try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])
         line.append(UInt8(ascii: "\n"))
-        guard let lock = try await FileLock.acquire(logLockURL, wait: Self.logWait) else { throw busyLog }
-        defer { lock.release() }
-        try AtomicFile.append(line, to: failuresURL)
+        try await withLogLock { try AtomicFile.append(line, to: failuresURL) }
     }
 
     var failuresURL: URL { directory.appendingPathComponent("failures.jsonl") }
@@ -352,13 +347,13 @@ extension NoticeOutbox {
             }
         }
         // Read again under the log's lock: other sinks' failures recorded meanwhile stay.
-        guard let logLock = try await FileLock.acquire(logLockURL, wait: Self.logWait) else { throw busyLog }
-        defer { logLock.release() }
-        let kept = try readFailures().filter { !($0.sink == sink.name && mine.contains($0.seq)) } + failed
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let text = try kept.map { String(decoding: try encoder.encode($0), as: UTF8.self) + "\n" }.joined()
-        try AtomicFile.write(Data(text.utf8), to: failuresURL, mode: 0o600, replacing: true)
+        try await withLogLock {
+            let kept = try readFailures().filter { !($0.sink == sink.name && mine.contains($0.seq)) } + failed
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let text = try kept.map { String(decoding: try encoder.encode($0), as: UTF8.self) + "\n" }.joined()
+            try AtomicFile.write(Data(text.utf8), to: failuresURL, mode: 0o600, replacing: true)
+        }
         return Report(sink: sink.name, delivered: delivered, gaveUp: entries.count - delivered, pending: 0, stoppedBecause: nil)
     }
 

@@ -57,7 +57,7 @@ extension Workspace {
         let outbox = try NoticeOutbox(directory: outboxDirectory)
         let head = try head().commit
         let state = try state()
-        try outbox.accept(undeliveredNotices(in: state), handles: state.membership.everyHandle)
+        try await outbox.accept(undeliveredNotices(in: state), handles: state.membership.everyHandle)
         try AtomicFile.write(Data((head.hex + "\n").utf8), to: seenURL, mode: 0o644, replacing: true)
         let reports = await outbox.deliver(to: sinks)
         for sink in sinks { await sink.shutdown() }

@@ -29,7 +29,7 @@ func sinkBenchmark(directory: URL, count: Int, webhook: String, secret: String) 
     // Accepting: one notice at a time, each fsynced before it counts (what a post-receive does per push).
     let outbox = try NoticeOutbox(directory: directory.appendingPathComponent("outbox"))
     let batch = notices(count)
-    let accepted = try await rate(count) { for notice in batch { try outbox.accept([notice]) } }
+    let accepted = try await rate(count) { for notice in batch { try await outbox.accept([notice]) } }
 
     let fileDirect = FileNoticeSink(name: "direct", path: directory.appendingPathComponent("direct.jsonl"))
     let direct = try await rate(count) { for notice in batch { try await fileDirect.deliver(notice) } }
@@ -44,7 +44,7 @@ func sinkBenchmark(directory: URL, count: Int, webhook: String, secret: String) 
     let hookRate = try await rate(webhookCount) { for notice in few { try await hookDirect.deliver(notice) } }
     await hookDirect.shutdown()
     let hookOutbox = try NoticeOutbox(directory: directory.appendingPathComponent("hook-outbox"))
-    try hookOutbox.accept(notices(webhookCount))
+    try await hookOutbox.accept(notices(webhookCount))
     let hookSink = try WebhookNoticeSink(name: "hook", settings: settings, stateDirectory: directory.appendingPathComponent("hook-state"))
     let hookThrough = await rate(webhookCount) { _ = await hookOutbox.deliver(to: [hookSink]) }
     await hookSink.shutdown()

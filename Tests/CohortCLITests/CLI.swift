@@ -17,6 +17,20 @@ struct CLI {
     let home: URL
     let directory: URL
 
+    /// Starts `cohort` with `arguments` in its own process and returns without waiting; standard
+    /// output goes to `output` (nowhere by default), standard error nowhere.
+    func start(_ arguments: [String], output: FileHandle = .nullDevice) throws -> Process {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.environment = ProcessInfo.processInfo.environment.merging(["COHORT_HOME": home.path]) { $1 }
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
     @discardableResult
     func run(_ arguments: [String], stdin: Data? = nil, home: URL? = nil) throws -> Result {
         let result = try CohortTestSupport.run(Self.binary.path, arguments, in: directory,

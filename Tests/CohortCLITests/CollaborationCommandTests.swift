@@ -191,24 +191,18 @@ import Testing
         name = "slow"
         command = ["python3", "../../../slow-sink.py", "../../../seen.txt", "../../../slowed"]
         """)
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = ["notices", "deliver"]
-        process.currentDirectoryURL = sandbox.path("recipes")
-        process.environment = ProcessInfo.processInfo.environment.merging(["COHORT_HOME": sandbox.path("ann").path]) { $1 }
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let inside = CLI(home: sandbox.path("ann"), directory: sandbox.path("recipes"))
+        let process = try inside.start(["notices", "deliver"])
         for _ in 0..<300 where !FileManager.default.fileExists(atPath: sandbox.path("slowed").path) { usleep(20_000) }
         #expect(FileManager.default.fileExists(atPath: sandbox.path("slowed").path), "the sink never slowed down")
         kill(process.processIdentifier, SIGKILL)
         for _ in 0..<300 where process.isRunning { usleep(10_000) }
         #expect(try sandbox.read("seen.txt").split(separator: "\n").count == 2)
 
-        let again = try CLI(home: sandbox.path("ann"), directory: sandbox.path("recipes")).run(["notices", "deliver"])
+        let again = try inside.run(["notices", "deliver"])
         #expect(again.status == 0, "\(again.stderr)")
         let seen = try sandbox.read("seen.txt").split(separator: "\n").map(String.init)
-        let expected = try CLI(home: sandbox.path("ann"), directory: sandbox.path("recipes")).run(["notices", "--json"]).stdout
-            .split(separator: "\n").compactMap { line in (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String }
+        let expected = jsonLines(try inside.run(["notices", "--json"]).stdout).compactMap { $0["id"] as? String }
         #expect(expected.count == 6)
         #expect(Set(seen) == Set(expected), "every notice arrived at least once")
     }
@@ -221,14 +215,7 @@ import Testing
         let inside = try sandbox.recipes(["bread.md": "flour\n"])
         let output = sandbox.path("follow.out")
         FileManager.default.createFile(atPath: output.path, contents: nil)
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = ["notices", "--follow", "--interval", "0.2"]
-        process.currentDirectoryURL = sandbox.path("recipes")
-        process.environment = ProcessInfo.processInfo.environment.merging(["COHORT_HOME": sandbox.path("ann").path]) { $1 }
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try inside.start(["notices", "--follow", "--interval", "0.2"], output: FileHandle(forWritingTo: output))
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         func printed() -> String { (try? sandbox.read("follow.out")) ?? "" }
         for _ in 0..<500 where !printed().contains("bread.md") { usleep(20_000) }

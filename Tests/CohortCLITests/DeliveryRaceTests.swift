@@ -7,18 +7,8 @@ import Testing
     static let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
     /// Starts `count` deliveries at once and waits for them all.
-    static func race(_ count: Int, in sandbox: Sandbox) throws -> [Int32] {
-        let processes = (0..<count).map { _ in
-            let process = Process()
-            process.executableURL = CLI.binary
-            process.arguments = ["notices", "deliver"]
-            process.currentDirectoryURL = sandbox.path("recipes")
-            process.environment = ProcessInfo.processInfo.environment.merging(["COHORT_HOME": sandbox.path("ann").path]) { $1 }
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            return process
-        }
-        for process in processes { try process.run() }
+    static func race(_ count: Int, in inside: CLI) throws -> [Int32] {
+        let processes = try (0..<count).map { _ in try inside.start(["notices", "deliver"]) }
         for process in processes { process.waitUntilExit() }
         return processes.map(\.terminationStatus)
     }
@@ -40,17 +30,15 @@ import Testing
         secret = "\(Self.secret)"
         """)
         // Three at once over the first 39 notices, then twice more over notices committed between.
-        #expect(try Self.race(3, in: sandbox).allSatisfy { $0 == 0 })
+        #expect(try Self.race(3, in: inside).allSatisfy { $0 == 0 })
         for round in 0..<2 {
             for index in 0..<5 { try sandbox.write("recipes/new-\(round)-\(index).md", "new \(index)\n") }
             #expect(try inside.run(["commit", "-m", "round \(round)"]).status == 0)
-            #expect(try Self.race(3, in: sandbox).allSatisfy { $0 == 0 })
+            #expect(try Self.race(3, in: inside).allSatisfy { $0 == 0 })
         }
-        let expected = try inside.run(["notices", "--json"]).stdout.split(separator: "\n")
-            .compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["id"] as? String }
+        let expected = jsonLines(try inside.run(["notices", "--json"]).stdout).compactMap { $0["id"] as? String }
         #expect(expected.count == 49)
-        let filed = try sandbox.read("notices.jsonl").split(separator: "\n")
-            .compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["id"] as? String }
+        let filed = jsonLines(try sandbox.read("notices.jsonl")).compactMap { $0["id"] as? String }
         let filedOnce = filed.sorted() == expected.sorted()
         #expect(filedOnce, "file sink: \(filed.count) lines for \(expected.count) notices")
         let posted = receiver.received.compactMap { $0["id"] as? String }

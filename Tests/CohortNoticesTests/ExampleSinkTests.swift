@@ -11,7 +11,7 @@ import Testing
     @Test func swiftExampleThroughTheOutbox() async throws {
         let temp = try TemporaryDirectory()
         let outbox = try NoticeOutbox(directory: temp.path("outbox"))
-        try outbox.accept(sampleNotices(3))
+        try await outbox.accept(sampleNotices(3))
         let digest = DigestNoticeSink(path: temp.path("digest.md"))
         _ = await outbox.deliver(to: [digest])
         await digest.shutdown()

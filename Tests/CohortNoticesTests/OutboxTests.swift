@@ -47,8 +47,8 @@ final class FlakySink: NoticeSink {
         let temp = try TemporaryDirectory()
         let notices = try sampleNotices(5)
         let outbox = try NoticeOutbox(directory: temp.path("outbox"))
-        #expect(try outbox.accept(notices) == 5)
-        #expect(try outbox.accept(notices) == 0, "a notice is accepted once")
+        #expect(try await outbox.accept(notices) == 5)
+        #expect(try await outbox.accept(notices) == 0, "a notice is accepted once")
 
         // "Crash" before any delivery: a new outbox over the same directory still has them.
         let restarted = try NoticeOutbox(directory: temp.path("outbox"))
@@ -61,7 +61,7 @@ final class FlakySink: NoticeSink {
         #expect(memory.notices.count == 5)
         // New ones arrive after the old.
         let more = try sampleNotices(2)
-        try restarted.accept(more)
+        try await restarted.accept(more)
         _ = await restarted.deliver(to: [memory])
         #expect(memory.notices.map(\.id) == (notices + more).map(\.id))
     }
@@ -69,7 +69,7 @@ final class FlakySink: NoticeSink {
     @Test func aFailingSinkNeverHoldsBackTheOthers() async throws {
         let temp = try TemporaryDirectory()
         let outbox = try NoticeOutbox(directory: temp.path("outbox"))
-        try outbox.accept(sampleNotices(4))
+        try await outbox.accept(sampleNotices(4))
         let flaky = FlakySink(name: "flaky", retry: ["file-1.md"], giveUp: ["file-2.md"])
         let memory = MemoryNoticeSink()
         let reports = await outbox.deliver(to: [flaky, memory])
@@ -104,13 +104,12 @@ final class FlakySink: NoticeSink {
         let batches = try (0..<20).map { _ in try sampleNotices(3) }
         await withTaskGroup(of: Void.self) { group in
             for (index, batch) in batches.enumerated() {
-                group.addTask { _ = try? (index % 2 == 0 ? first : second).accept(batch) }
+                group.addTask { _ = try? await (index % 2 == 0 ? first : second).accept(batch) }
                 // The same batch offered through the other writer too: accepted once.
-                group.addTask { _ = try? (index % 2 == 0 ? second : first).accept(batch) }
+                group.addTask { _ = try? await (index % 2 == 0 ? second : first).accept(batch) }
             }
         }
-        let log = try String(decoding: Data(contentsOf: temp.path("outbox/log.jsonl")), as: UTF8.self).split(separator: "\n")
-        let sequence = log.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["seq"] as? Int }
+        let sequence = jsonLines(try String(decoding: Data(contentsOf: temp.path("outbox/log.jsonl")), as: UTF8.self)).compactMap { $0["seq"] as? Int }
         #expect(sequence == Array(1...60), "one line per notice, numbered in order")
         let memory = MemoryNoticeSink()
         async let one = first.deliver(to: [memory])
@@ -140,12 +139,12 @@ final class FlakySink: NoticeSink {
         let first = try NoticeOutbox(directory: temp.path("outbox"))
         let second = try NoticeOutbox(directory: temp.path("outbox"), deliveryWait: 0.2)
         let notices = try sampleNotices(2)
-        try first.accept([notices[0]])
+        try await first.accept([notices[0]])
         let holding = HeldSink(name: "hook")
         let running = Task { await first.deliver(to: [holding]) }
         try await Task.sleep(for: .milliseconds(100))
         // Another process takes a notice in while the first holds the sink, waits, and gives up.
-        try second.accept([notices[1]])
+        try await second.accept([notices[1]])
         let other = HeldSink(name: "hook")
         other.letGo()
         let report = try #require(await second.deliver(to: [other]).first)
@@ -161,13 +160,13 @@ final class FlakySink: NoticeSink {
     @Test func aTornLastLineIsCutOff() async throws {
         let temp = try TemporaryDirectory()
         let outbox = try NoticeOutbox(directory: temp.path("outbox"))
-        try outbox.accept(sampleNotices(2))
+        try await outbox.accept(sampleNotices(2))
         let handle = try FileHandle(forWritingTo: temp.path("outbox/log.jsonl"))
         try handle.seekToEnd()
         try handle.write(contentsOf: Data("{\"seq\":3,\"notice\":{\"id\"".utf8))
         try handle.close()
         let reopened = try NoticeOutbox(directory: temp.path("outbox"))
-        try reopened.accept(sampleNotices(1))
+        try await reopened.accept(sampleNotices(1))
         let memory = MemoryNoticeSink()
         _ = await reopened.deliver(to: [memory])
         #expect(memory.notices.count == 3)

@@ -1,4 +1,5 @@
 import CohortCollaboration
+import CohortGit
 import CohortIdentity
 import CohortTestSupport
 import CohortWorkspace
@@ -75,6 +76,19 @@ final class Hosted: @unchecked Sendable {
 
     /// Runs the `cohort` binary as the person whose device is `home`.
     @discardableResult
+    /// Bo's `cohort clone` of the collaboration, its tip, and on top a sync-sized commit signed with
+    /// Bo's real key whose notice `foreignAt` (of 100) is signed by Cy: an attack to push.
+    func boForgingAForeignNotice(at foreignAt: Int) throws -> (folder: URL, bo: Workspace, tip: ObjectID, attack: ObjectID) {
+        let folder = temp.path("bo")
+        #expect(try cohort(["clone", link, folder.path], as: scenario.bo.home).status == 0)
+        let bo = try Workspace(containing: folder, home: scenario.bo.home)
+        let tip = try bo.head().commit
+        let me = try signer(scenario.bo.home, in: bo)
+        let cy = try signer(scenario.cy.home, in: bo)
+        let attack = try forge(bo, signer: me, files: Attacks.noticeFiles(100, by: me, in: scenario.identifier, foreign: cy, at: foreignAt))
+        return (folder, bo, tip, attack)
+    }
+
     func cohort(_ arguments: [String], as home: IdentityHome, in directory: URL? = nil, environment: [String: String] = [:]) throws -> ProcessResult {
         try run(cohortBinary.path, arguments, in: directory ?? temp.url,
                 environment: environment.merging(["COHORT_HOME": home.directory.path]) { $1 })

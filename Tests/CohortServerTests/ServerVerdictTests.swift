@@ -114,13 +114,7 @@ struct ServerVerdictTests {
     func foreignNoticeInASyncSizedCommitRefusedByTheServer() throws {
         let hosted = try Hosted()
         let scenario = hosted.scenario
-        let folder = hosted.temp.path("bo")
-        #expect(try hosted.cohort(["clone", hosted.link, folder.path], as: scenario.bo.home).status == 0)
-        let bo = try Workspace(containing: folder, home: scenario.bo.home)
-        let tip = try bo.head().commit
-        let me = try signer(scenario.bo.home, in: bo)
-        let cy = try signer(scenario.cy.home, in: bo)
-        let attack = try forge(bo, signer: me, files: Attacks.noticeFiles(100, by: me, in: scenario.identifier, foreign: cy, at: 12))
+        let (folder, bo, tip, attack) = try hosted.boForgingAForeignNotice(at: 12)
         let pushed = try hosted.git(["push", "origin", "main"], as: scenario.bo.home, in: folder)
         #expect(pushed.status != 0)
         #expect(pushed.stderr.contains("rejected \(attack.hex) (refs/heads/main): E_NOT_PERMITTED"), "\(pushed.stderr)")

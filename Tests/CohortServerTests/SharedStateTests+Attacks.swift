@@ -20,13 +20,7 @@ extension SharedStateTests {
         let cluster = try #require(hosted.cluster)
         let database = try #require(hosted.database)
         let scenario = hosted.scenario
-        let folder = hosted.temp.path("bo")
-        #expect(try hosted.cohort(["clone", hosted.link, folder.path], as: scenario.bo.home).status == 0)
-        let bo = try Workspace(containing: folder, home: scenario.bo.home)
-        let tip = try bo.head().commit
-        let me = try signer(scenario.bo.home, in: bo)
-        let cy = try signer(scenario.cy.home, in: bo)
-        let attack = try forge(bo, signer: me, files: Attacks.noticeFiles(100, by: me, in: scenario.identifier, foreign: cy, at: 40))
+        let (folder, bo, tip, attack) = try hosted.boForgingAForeignNotice(at: 40)
         expectViolation(.notPermitted, in: bo, at: attack)
         for _ in 0..<2 {  // round-robin: each instance gets a turn
             let pushed = try hosted.git(["push", "origin", "main"], as: scenario.bo.home, in: folder)

@@ -33,7 +33,7 @@ public final class Receiver {
 
     public var received: [[String: Any]] {
         let text = (try? String(decoding: Data(contentsOf: records), as: UTF8.self)) ?? ""
-        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        return jsonLines(text)
     }
 
     /// Stops the receiver (it exits when its standard input closes) and waits until its port is free.

@@ -179,3 +179,8 @@ public func testScript(_ name: String) -> URL {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Scripts/\(name)")
 }
+
+/// The JSON objects of a JSON-lines text (a sink's file, `--json` output), skipping lines that are not.
+public func jsonLines(_ text: String) -> [[String: Any]] {
+    text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+}

@@ -3,7 +3,8 @@ import Synchronization
 
 /// An exclusive `flock(2)` on a file, between processes and between two holders in one process (each
 /// holder opens the file itself). The kernel lets go when the holder's process ends, however it ends,
-/// so a crash never leaves a lock behind. The file stays; what a holder writes into it is its own.
+/// so a crash never leaves a lock behind. The file stays: a holder may write a note into it (who holds
+/// it, for those who wait), and letting go empties it.
 public final class FileLock: Sendable {
     public let url: URL
     private let descriptor = Mutex<Int32>(-1)
@@ -55,7 +56,8 @@ public final class FileLock: Sendable {
     private static func open(_ url: URL) throws -> Int32 {
         let descriptor = Glibc.open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw CohortError(.io, "cannot open \(url.path): \(String(cString: strerror(errno)))")
+            throw CohortError(.io, "cannot open the lock file \(url.path): \(String(cString: strerror(errno)))",
+                              hint: "check that this user may write to \(url.deletingLastPathComponent().path)")
         }
         return descriptor
     }
@@ -65,7 +67,7 @@ public final class FileLock: Sendable {
         guard errno == EWOULDBLOCK || errno == EINTR else {
             let reason = String(cString: strerror(errno))
             close(descriptor)
-            throw CohortError(.io, "cannot lock \(url.path): \(reason)")
+            throw CohortError(.io, "cannot lock \(url.path): \(reason)", hint: "the folder must be on a local file system that supports flock")
         }
         return false
     }
