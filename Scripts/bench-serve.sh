@@ -29,7 +29,7 @@ python3 "$scripts/generate-documents.py" "$work/recipes" "$files"
 cohort start "$work/recipes" --title "Benchmark Recipes" >/dev/null
 "$bin/cohort" serve --data "$work/data" --listen 127.0.0.1:0 >"$work/serve.out" 2>"$work/serve.log" &
 serve_pid=$!
-for _ in $(seq 1 100); do grep -q "listening on" "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
+wait_for 10 grep -q "listening on" "$work/serve.out"
 base=$(sed -n 's/^listening on \([^ ]*\).*/\1/p' "$work/serve.out")
 link=$(quietly cohort publish "$base" --workspace "$work/recipes")
 id=${link##*/}
@@ -39,7 +39,7 @@ port=$(free_port)
 git daemon --reuseaddr --listen=127.0.0.1 --port="$port" --export-all --base-path="$work/data/collaborations" \
   "$work/data/collaborations" 2>"$work/daemon.log" &
 daemon_pid=$!
-for _ in $(seq 1 100); do git ls-remote "git://127.0.0.1:$port/$id.git" >/dev/null 2>&1 && break; sleep 0.1; done
+wait_for 10 git ls-remote "git://127.0.0.1:$port/$id.git"
 plain="git://127.0.0.1:$port/$id.git"
 
 # The servers' part of a clone is the transfer; checking out 20,000 files is the same client work

@@ -35,8 +35,8 @@ $(for upstream in "$@"; do echo "        server $upstream max_fails=0;"; done)
         client_max_body_size 0;
         location / {
             proxy_pass http://cohort;
+            # HTTP/1.1 to the instances: request bodies stream to them chunked.
             proxy_http_version 1.1;
-            proxy_set_header Connection "";
             # The Host clients used (it must match --public-url) and the client's address
             # (read by the instances only from the address below: --trusted-proxy).
             proxy_set_header Host \$http_host;

@@ -51,24 +51,7 @@ public final class NoticeOutbox: Sendable {
     private struct State {
         var nextSeq = 1
         var ids: Set<String> = []
-        var seen: LogStamp?
-    }
-
-    /// A file's identity, size and modification time: when it differs, another process wrote to it.
-    private struct LogStamp: Equatable {
-        var device: UInt64
-        var inode: UInt64
-        var size: Int64
-        var modified: Int64
-
-        init?(_ url: URL) {
-            var info = stat()
-            guard stat(url.path, &info) == 0 else { return nil }
-            device = UInt64(info.st_dev)
-            inode = UInt64(info.st_ino)
-            size = Int64(info.st_size)
-            modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        }
+        var seen: FileStamp?
     }
 
     public let directory: URL
@@ -108,11 +91,11 @@ public final class NoticeOutbox: Sendable {
         return try await withLogLock {
             try state.withLock { state in
                 // Under the lock, a torn last line is one a writer that died left: cut it off.
-                if LogStamp(logURL) != state.seen {
+                if FileStamp(logURL) != state.seen {
                     let entries = try Self.readLog(logURL, repair: true)
                     state.nextSeq = (entries.last?.seq ?? 0) + 1
                     state.ids = Set(entries.map(\.notice.id))
-                    state.seen = LogStamp(logURL)
+                    state.seen = FileStamp(logURL)
                 }
                 var lines = Data()
                 var accepted = 0
@@ -134,7 +117,7 @@ public final class NoticeOutbox: Sendable {
                 }
                 state.nextSeq += accepted
                 state.ids = ids
-                state.seen = LogStamp(logURL)
+                state.seen = FileStamp(logURL)
                 return accepted
             }
         }
@@ -148,9 +131,9 @@ public final class NoticeOutbox: Sendable {
 
     /// The log as it stands, read under the log's lock (so never a line an append that failed is
     /// about to take back), with its stamp.
-    private func snapshot() async -> (log: Result<[Entry], any Error>, stamp: LogStamp?) {
+    private func snapshot() async -> (log: Result<[Entry], any Error>, stamp: FileStamp?) {
         do {
-            return try await withLogLock { (Result { try Self.readLog(logURL, repair: false) }, LogStamp(logURL)) }
+            return try await withLogLock { (Result { try Self.readLog(logURL, repair: false) }, FileStamp(logURL)) }
         } catch {
             return (.failure(error), nil)
         }
@@ -174,7 +157,7 @@ public final class NoticeOutbox: Sendable {
     /// read after it is done. Whoever lets go of a sink looks at the log again: if notices came in
     /// meanwhile (whose process may have stopped waiting for this one), it takes the sink again, if no
     /// one else has, and delivers them too.
-    private func run(_ sink: any NoticeSink, _ first: (log: Result<[Entry], any Error>, stamp: LogStamp?)) async -> Report {
+    private func run(_ sink: any NoticeSink, _ first: (log: Result<[Entry], any Error>, stamp: FileStamp?)) async -> Report {
         var current = first
         var total = Report(sink: sink.name, delivered: 0, gaveUp: 0, pending: 0, stoppedBecause: nil)
         var wait = deliveryWait
@@ -197,7 +180,7 @@ public final class NoticeOutbox: Sendable {
             lock.release()
             total = Report(sink: sink.name, delivered: total.delivered + turn.delivered, gaveUp: total.gaveUp + turn.gaveUp,
                            pending: turn.pending, stoppedBecause: turn.stoppedBecause)
-            guard turn.stoppedBecause == nil, LogStamp(logURL) != current.stamp else { return total }
+            guard turn.stoppedBecause == nil, FileStamp(logURL) != current.stamp else { return total }
             current = await snapshot()
             wait = 0
         }

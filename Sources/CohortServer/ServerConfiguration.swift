@@ -120,6 +120,8 @@ public struct ServerLimits: Sendable {
     public var tokenLifetime: Int = 600
     /// Seconds an instance holds a server sink before another may deliver to it (with `--state`).
     public var deliveryLease: Int = 30
+    /// The delivery leases a server takes.
+    public static let deliveryLeaseRange = 3...3600
 
     public init() {}
 
@@ -135,8 +137,8 @@ public struct ServerLimits: Sendable {
         guard (10...86_400).contains(tokenLifetime) else {
             throw CohortError(.malformed, "the token lifetime must be 10 s to 24 h")
         }
-        guard (3...3600).contains(deliveryLease) else {
-            throw CohortError(.malformed, "the delivery lease must be 3 s to 1 h")
+        guard Self.deliveryLeaseRange.contains(deliveryLease) else {
+            throw CohortError(.malformed, "the delivery lease must be 3 s to 1 h", hint: "pass --delivery-lease SECONDS between 3 and 3600")
         }
     }
 }

@@ -29,7 +29,7 @@ enum Seeds {
                                      initiator: .init(handle: card.handle, name: card.name), salt: context.salt, owner: signer.root,
                                      shareOptions: .defaults(), createdAt: Date(timeIntervalSince1970: 0), signer: signer.signer)
         let sealedNotice = try Envelope.seal(notice, by: signer)
-        seeds[.envelope] = [try sealedNotice.fileData(), try Envelope.seal(members, by: signer).fileData(),
+        seeds[.envelope] = [sealedNotice.fileData(), try Envelope.seal(members, by: signer).fileData(),
                             try Envelope.seal(file, by: signer).fileData()]
         seeds[.json] = [Data(base64Encoded: sealedNotice.payload) ?? Data(), sealedNotice.fileData()]
 

@@ -48,10 +48,12 @@ public struct CollaborationStore: Sendable {
     var collaborations: URL { dataDirectory.appendingPathComponent("collaborations", isDirectory: true) }
     var incoming: URL { collaborations.appendingPathComponent(".incoming", isDirectory: true) }
     public var serverDirectory: URL { dataDirectory.appendingPathComponent("server", isDirectory: true) }
+    /// Where the server-wide sinks file is, whether or not there is one.
+    var sinksFileLocation: URL { dataDirectory.appendingPathComponent("sinks.toml") }
+
     /// The server-wide sinks file, when there is one.
     public var sinksFile: URL? {
-        let url = dataDirectory.appendingPathComponent("sinks.toml")
-        return FileManager.default.fileExists(atPath: url.path) ? url : nil
+        FileManager.default.fileExists(atPath: sinksFileLocation.path) ? sinksFileLocation : nil
     }
 
     /// The repository of `identifier` (which must be hostable), whether or not it exists.

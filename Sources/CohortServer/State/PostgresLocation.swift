@@ -38,11 +38,16 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             switch item.name {
             case "sslmode":
                 guard let mode = item.value.flatMap(TLSMode.init(rawValue:)) else {
-                    throw CohortError(.malformed, "sslmode must be disable, prefer or require")
+                    throw CohortError(.malformed, "sslmode must be disable, prefer or require",
+                                      hint: "e.g. postgres://cohort@db.example.org/cohort?sslmode=require")
                 }
                 tls = mode
-            case "host" where item.value?.hasPrefix("/") == true:
-                socketDirectory = item.value
+            case "host":
+                guard let value = item.value, value.hasPrefix("/") else {
+                    throw CohortError(.malformed, "the state store URL's host= must be a socket folder's absolute path",
+                                      hint: "e.g. ?host=/run/postgresql, or put a TCP host after the @")
+                }
+                socketDirectory = value
             default:
                 throw CohortError(.malformed, "the state store URL has an unknown parameter '\(item.name.prefix(32))'",
                                   hint: "only sslmode and host (a socket folder) are understood")
@@ -60,7 +65,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         self.database = database
         // Off loopback, a connection that would fall back to plain text could be stripped of TLS and
         // have its answers forged: require it unless told otherwise.
-        self.tls = tls ?? (self.host.map { ServerConfiguration.isLoopback($0) } ?? true ? .prefer : .require)
+        self.tls = tls ?? ((self.host.map { ServerConfiguration.isLoopback($0) } ?? true) ? .prefer : .require)
     }
 
     /// The socket's path, with `socketDirectory`.
@@ -76,10 +81,9 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         components.host = host ?? ""
         if host != nil { components.port = port }
         components.path = "/" + database
-        var items: [URLQueryItem] = []
-        if let socketDirectory { items.append(URLQueryItem(name: "host", value: socketDirectory)) }
-        items.append(URLQueryItem(name: "sslmode", value: tls.rawValue))
-        components.queryItems = items.isEmpty ? nil : items
+        // A socket is never encrypted, whatever sslmode says: only a TCP connection shows one.
+        components.queryItems = socketDirectory.map { [URLQueryItem(name: "host", value: $0)] }
+            ?? [URLQueryItem(name: "sslmode", value: tls.rawValue)]
         return components.string ?? "postgres://\(user)@…/\(database)"
     }
 }

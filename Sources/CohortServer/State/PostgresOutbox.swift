@@ -37,7 +37,9 @@ final class PostgresOutbox: Sendable {
     private let known = Mutex<[String: String]>([:])
 
     private struct LoadedSinks: @unchecked Sendable {
-        var signature: String?
+        /// Whether `DATA/sinks.toml` was read yet, and its stamp then (nil: there was none).
+        var read = false
+        var stamp: FileStamp?
         var sinks: [any NoticeSink] = []
     }
 
@@ -68,9 +70,9 @@ final class PostgresOutbox: Sendable {
     }
 
     /// Takes in the notices of `identifier`'s new commits; a failure is logged and left to the next sweep.
-    func take(_ identifier: String, tips: String? = nil) async {
+    func take(_ identifier: String) async {
         do {
-            try await takeIn(identifier, tips: tips)
+            try await takeIn(identifier)
         } catch {
             logger.warning("notices not taken in yet", metadata: ["collaboration": "\(identifier)", "error": "\(error)"])
         }
@@ -83,7 +85,7 @@ final class PostgresOutbox: Sendable {
             let identifier = String(name.dropLast(4))
             guard let tips = try? Self.tips(of: store.repositoryURL(identifier)) else { continue }
             if known.withLock({ $0[identifier] }) == tips { continue }
-            await take(identifier, tips: tips)
+            await take(identifier)
         }
     }
 
@@ -111,10 +113,11 @@ final class PostgresOutbox: Sendable {
         }.joined(separator: "\n")
     }
 
-    /// Takes in `identifier`'s new notices. The history is read outside the transaction; inside it,
-    /// under the lock that orders the outbox, the recorded tips are read again and the notices go in
-    /// only if nobody took this step meanwhile (otherwise it starts over).
-    private func takeIn(_ identifier: String, tips: String?) async throws {
+    /// Takes in `identifier`'s new notices. The history is read outside the transaction, after the
+    /// recorded tips (branches only move forward, so what is read is never older than the record);
+    /// inside it, under the lock that orders the outbox, the recorded tips are read again and the
+    /// notices go in only if nobody took this step meanwhile (otherwise it starts over).
+    private func takeIn(_ identifier: String) async throws {
         let url = store.repositoryURL(identifier)
         guard FileManager.default.fileExists(atPath: url.path) else { return }
         let logger = logger
@@ -127,7 +130,7 @@ final class PostgresOutbox: Sendable {
                 }
                 return recorded
             }
-            let all = try tips ?? Self.tips(of: url)
+            let all = try Self.tips(of: url)
             let repository = try Repository(at: url)
             let current = accepted(all, in: repository, of: identifier)
             if recorded == current {
@@ -135,7 +138,7 @@ final class PostgresOutbox: Sendable {
                 known.withLock { $0[identifier] = all }
                 return
             }
-            let (notices, handles): ([Notice], [String: String]) = if let recorded, recorded != current {
+            let (notices, handles): ([Notice], [String: String]) = if let recorded {
                 try Self.notices(in: repository, tips: current, since: recorded)
             } else {
                 ([], [:])
@@ -154,7 +157,6 @@ final class PostgresOutbox: Sendable {
                     try await connection.query("INSERT INTO cohort_collaborations (identifier, tips) VALUES (\(identifier), \(current))", logger: logger)
                     return true
                 }
-                guard recorded != current else { return true }
                 try await Self.append(notices, handles: handles, collaboration: identifier, on: connection, logger: logger)
                 try await connection.query("UPDATE cohort_collaborations SET tips = \(current), updated_at = now() WHERE identifier = \(identifier)",
                                            logger: logger)
@@ -167,6 +169,8 @@ final class PostgresOutbox: Sendable {
                 return
             }
         }
+        logger.warning("notices not taken in yet: other instances kept taking this collaboration's in first; the next sweep tries again",
+                       metadata: ["collaboration": "\(identifier)"])
     }
 
     /// The notices of the commits reachable from `tips` and from none of the tips recorded before.
@@ -224,23 +228,22 @@ final class PostgresOutbox: Sendable {
     /// The sinks of `DATA/sinks.toml`, built again when the file changes (no restart needed); each new
     /// sink gets its row, starting at the outbox's end.
     private func loadSinks() -> [any NoticeSink] {
-        let url = store.dataDirectory.appendingPathComponent("sinks.toml")
-        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-        let signature = attributes.map { "\($0[.size] ?? 0) \(($0[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0) \($0[.systemFileNumber] ?? 0)" } ?? "none"
+        let url = store.sinksFileLocation
+        let stamp = FileStamp(url)
         let (changed, old): (Bool, [any NoticeSink]) = sinks.withLock { loaded in
-            guard loaded.signature != signature else { return (false, []) }
+            guard !loaded.read || loaded.stamp != stamp else { return (false, []) }
             return (true, loaded.sinks)
         }
         guard changed else { return sinks.withLock { $0.sinks } }
         var built: [any NoticeSink] = []
-        if signature != "none" {
+        if stamp != nil {
             do {
                 let state = store.serverDirectory.appendingPathComponent("sinks", isDirectory: true)
                 built = try SinkConfiguration.load(url).map { try SinkFactory.make($0, stateDirectory: state) }
             } catch {
                 // The file is kept as it was until it reads well: a typo does not stop delivery.
                 logger.error("server sinks not reloaded", metadata: ["file": "\(url.path)", "error": "\(error)"])
-                sinks.withLock { $0.signature = signature }
+                sinks.withLock { $0.read = true; $0.stamp = stamp }
                 return old
             }
         }
@@ -256,7 +259,7 @@ final class PostgresOutbox: Sendable {
                 }
             }
         }
-        sinks.withLock { $0 = LoadedSinks(signature: signature, sinks: built) }
+        sinks.withLock { $0 = LoadedSinks(read: true, stamp: stamp, sinks: built) }
         for sink in old { Task { await sink.shutdown() } }
         guard !(built.isEmpty && old.isEmpty) else { return built }
         logger.notice("server sinks loaded", metadata: ["file": "\(url.path)", "sinks": "\(built.map(\.name).joined(separator: ", "))"])

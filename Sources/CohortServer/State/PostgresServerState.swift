@@ -33,7 +33,7 @@ final class PostgresServerState: ServerState {
     /// reached is `E_UNAVAILABLE` naming it (without its password).
     static func start(_ location: PostgresLocation, store: CollaborationStore, limits: ServerLimits, limiter: RequestLimiter,
                       logger: Logger) async throws -> PostgresServerState {
-        let database = try PostgresStore(location: location, logger: logger)
+        let database = PostgresStore(location: location, logger: logger)
         database.start()
         let from: Int
         let identity: String
@@ -66,8 +66,9 @@ final class PostgresServerState: ServerState {
     var spentChallenges: any SpentChallengeStore { spent }
 
     func admitIdentityRequest(from client: String) async throws {
-        try local.admitIdentityRequest(from: client)
-        try await counts.admit(String(client.prefix(64)))
+        let address = String(client.prefix(64))
+        try local.admitIdentityRequest(from: address)
+        try await counts.admit(address)
     }
 
     /// Adds `count` to `address`'s identity requests in the database's current minute; the new total.
@@ -167,6 +168,7 @@ struct ReserveRequests: PostgresPreparedStatement {
 
 struct SpendChallenge: PostgresPreparedStatement {
     static let sql = "INSERT INTO cohort_spent_challenges (nonce, expires_at) VALUES ($1, $2) ON CONFLICT (nonce) DO NOTHING RETURNING 1"
+    static let bindingDataTypes: [PostgresDataType] = [.text, .int8]
     typealias Row = Int
 
     var nonce: String

@@ -18,7 +18,7 @@ final class PostgresStore: Sendable {
     let logger: Logger
     private let running: Mutex<Task<Void, Never>?> = Mutex(nil)
 
-    init(location: PostgresLocation, logger: Logger) throws {
+    init(location: PostgresLocation, logger: Logger) {
         var configuration: PostgresClient.Configuration
         if let socket = location.socketPath {
             configuration = .init(unixSocketPath: socket, username: location.user, password: location.password, database: location.database)

@@ -74,7 +74,7 @@ struct ServeCommand: AsyncCohortCommand {
         guard (1...1_000_000).contains(identityRate) else { throw ValidationError("--identity-rate must be 1 to 1000000") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
         if let deliveryLease {
-            guard (3...3600).contains(deliveryLease) else { throw ValidationError("--delivery-lease must be 3 to 3600 seconds") }
+            guard ServerLimits.deliveryLeaseRange.contains(deliveryLease) else { throw ValidationError("--delivery-lease must be 3 to 3600 seconds") }
             guard stateText != nil else {
                 throw ValidationError("--delivery-lease applies only with --state (one instance delivers its sinks through the hooks)")
             }
