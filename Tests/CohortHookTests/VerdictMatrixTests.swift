@@ -100,6 +100,37 @@ import Testing
         try expectOneVerdict(server, cy, home: scenario.cy.home, attack: swapped, good: tip, code: .notPermitted, at: swapped)
     }
 
+    @Test func oddMergesKeepingAnOlderMembershipAreRefused() throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let owner = scenario.owner
+        let beforeRemoval = try owner.head().commit
+        _ = try owner.removeParticipants(["bo@example.com"])
+        try server.expectAccepted(owner)
+        let cy = try server.clone("cy", for: scenario.cy)
+        let tip = try cy.head().commit
+        let old = try cy.repository.tree(ofCommit: beforeRemoval)
+        // Three parents, the removal's commit in the middle, and one parent named twice: the old
+        // membership is refused whichever way the parents are listed.
+        var merges: [ObjectID] = []
+        for parents in [[beforeRemoval, tip, beforeRemoval], [beforeRemoval, beforeRemoval, tip], [tip, tip, beforeRemoval]] {
+            try Attacks.point(cy, at: tip)
+            let merge = try commitTree(cy, tree: old, parents: parents, signer: signer(scenario.cy.home, in: cy))
+            try expectOneVerdict(server, cy, home: scenario.cy.home, attack: merge, good: tip, code: .notPermitted, at: merge)
+            merges.append(merge)
+        }
+        // A merge naming the tip twice, its tree unchanged, brings nothing in: accepted everywhere.
+        try Attacks.point(cy, at: tip)
+        let harmless = try commitTree(cy, tree: cy.repository.tree(ofCommit: tip), parents: [tip, tip], signer: signer(scenario.cy.home, in: cy))
+        _ = try cy.repository.verifyHistory(to: harmless)
+        try server.expectAccepted(cy)
+        let fresh = scenario.temp.path("fresh-\(UUID().uuidString.prefix(8))")
+        #expect(try run(cohortBinary.path, ["clone", server.bare.path, fresh.path], in: scenario.temp.url,
+                        environment: ["COHORT_HOME": scenario.cy.home.directory.path]).status == 0)
+        // An odd merge forced onto the server past the hook: the owner's sync refuses it and keeps her edit.
+        try expectSyncRefuses(server, cy, attack: merges[2], code: .notPermitted)
+    }
+
     @Test func mergeKeepingAnOlderCollaborationFileIsRefused() throws {
         let server = try HookServer(transport: .local)
         let scenario = server.scenario
