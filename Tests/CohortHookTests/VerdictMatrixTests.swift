@@ -80,15 +80,20 @@ import Testing
 
     // 1. A merge rolls `.cohort/` state back.
 
-    @Test func mergeKeepingAnOlderMembershipIsRefused() throws {
+    /// Bo removed by the owner and pushed; Cy's clone, the commit before the removal, and the tip.
+    func afterBosRemoval() throws -> (HookServer, Workspace, beforeRemoval: ObjectID, tip: ObjectID) {
         let server = try HookServer(transport: .local)
-        let scenario = server.scenario
-        let owner = scenario.owner
+        let owner = server.scenario.owner
         let beforeRemoval = try owner.head().commit
         _ = try owner.removeParticipants(["bo@example.com"])
         try server.expectAccepted(owner)
-        let cy = try server.clone("cy", for: scenario.cy)
-        let tip = try cy.head().commit
+        let cy = try server.clone("cy", for: server.scenario.cy)
+        return (server, cy, beforeRemoval, try cy.head().commit)
+    }
+
+    @Test func mergeKeepingAnOlderMembershipIsRefused() throws {
+        let (server, cy, beforeRemoval, tip) = try afterBosRemoval()
+        let scenario = server.scenario
         // Cy (still in, read-write) merges [before the removal, tip] and keeps the old membership.
         let merge = try commitTree(cy, tree: cy.repository.tree(ofCommit: beforeRemoval), parents: [beforeRemoval, tip],
                                    signer: signer(scenario.cy.home, in: cy))
@@ -101,14 +106,8 @@ import Testing
     }
 
     @Test func oddMergesKeepingAnOlderMembershipAreRefused() throws {
-        let server = try HookServer(transport: .local)
+        let (server, cy, beforeRemoval, tip) = try afterBosRemoval()
         let scenario = server.scenario
-        let owner = scenario.owner
-        let beforeRemoval = try owner.head().commit
-        _ = try owner.removeParticipants(["bo@example.com"])
-        try server.expectAccepted(owner)
-        let cy = try server.clone("cy", for: scenario.cy)
-        let tip = try cy.head().commit
         let old = try cy.repository.tree(ofCommit: beforeRemoval)
         // Three parents, the removal's commit in the middle, and one parent named twice: the old
         // membership is refused whichever way the parents are listed.
