@@ -9,8 +9,11 @@ let package = Package(
         .executable(name: "cohort-bench", targets: ["cohort-bench"]),
         .executable(name: "cohort-fuzz", targets: ["cohort-fuzz"]),
         .executable(name: "git-credential-cohort", targets: ["git-credential-cohort"]),
-        .library(name: "CohortIdentity", targets: ["CohortIdentity"]),
-        .library(name: "CohortGit", targets: ["CohortGit"]),
+        // What a program of your own needs for a sink of your own (Docs/Plugins.md): the sink protocol
+        // and its configuration; the command line, to build your `cohort` with it; a sink for tests.
+        .library(name: "CohortNotices", targets: ["CohortNotices"]),
+        .library(name: "CohortCommandLine", targets: ["CohortCommandLine"]),
+        .library(name: "CohortNoticesTesting", targets: ["CohortNoticesTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
@@ -86,7 +89,7 @@ let package = Package(
             dependencies: ["CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortNotices"]
         ),
 
-        // Notice sinks: the protocol, the multiplexer, the in-memory sink and the durable outbox.
+        // Notice sinks: the protocol, sink types and their configuration, the durable outbox.
         .target(
             name: "CohortNotices",
             dependencies: [
@@ -120,23 +123,20 @@ let package = Package(
             ],
             path: "Plugins/WebhookSink"
         ),
-        // The example sink of Docs/Plugins.md.
-        .target(
-            name: "DigestSink",
-            dependencies: ["CohortCollaboration", "CohortNotices"],
-            path: "Plugins/Examples/DigestSink"
-        ),
-        // Builds the shipped sinks from configuration.
+        // The sink types that ship, as one list of factories.
         .target(
             name: "CohortSinks",
-            dependencies: [
-                "CohortIdentity", "CohortNotices", "StdoutSink", "FileSink", "ExecSink", "WebhookSink",
-            ]
+            dependencies: ["CohortNotices", "StdoutSink", "FileSink", "ExecSink", "WebhookSink"]
+        ),
+        // A sink that keeps what it is given, for the tests of your own code.
+        .target(
+            name: "CohortNoticesTesting",
+            dependencies: ["CohortNotices"]
         ),
         // The pre-receive hook for any git server: installer and runner.
         .target(
             name: "CohortHooks",
-            dependencies: ["CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortNotices", "CohortSinks"]
+            dependencies: ["CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortNotices"]
         ),
 
         // The client side of a Cohort server: links, challenges, tokens, publishing.
@@ -157,7 +157,7 @@ let package = Package(
         .target(
             name: "CohortServer",
             dependencies: [
-                "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortHooks", "CohortNotices", "CohortSinks",
+                "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortHooks", "CohortNotices",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -173,24 +173,20 @@ let package = Package(
             ]
         ),
 
-        .executableTarget(
-            name: "cohort",
+        // The command line as a library: `CohortCommandLine.main(sinks:)` is `cohort`, with the sink
+        // types it is given.
+        .target(
+            name: "CohortCommandLine",
             dependencies: [
-                "CohortIdentity",
-                "CohortGit",
-                "CohortCollaboration",
-                "CohortVerification",
-                "CohortWorkspace",
-                "CohortHooks",
-                "CohortNotices",
-                "CohortSinks",
-                "WebhookSink",
-                "CohortRemote",
-                "CohortServer",
-                "CohortSync",
+                "CohortIdentity", "CohortGit", "CohortCollaboration", "CohortVerification", "CohortWorkspace", "CohortHooks",
+                "CohortNotices", "CohortSinks", "CohortRemote", "CohortServer", "CohortSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .executableTarget(
+            name: "cohort",
+            dependencies: ["CohortCommandLine"]
         ),
         // git's credential helper for Cohort servers (`git config credential.helper cohort`).
         .executableTarget(
@@ -236,21 +232,21 @@ let package = Package(
             name: "CohortWorkspaceTests",
             dependencies: [
                 "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace",
-                "CohortTestSupport",
+                "CohortNotices", "CohortNoticesTesting", "CohortTestSupport",
             ]
         ),
         .testTarget(
             name: "CohortNoticesTests",
             dependencies: [
-                "CohortIdentity", "CohortCollaboration", "CohortNotices", "StdoutSink", "FileSink", "ExecSink", "WebhookSink",
-                "DigestSink", "CohortTestSupport",
+                "CohortIdentity", "CohortCollaboration", "CohortNotices", "CohortNoticesTesting", "CohortSinks",
+                "StdoutSink", "FileSink", "ExecSink", "WebhookSink", "CohortTestSupport",
             ]
         ),
         .testTarget(
             name: "CohortHookTests",
             dependencies: [
                 "cohort", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace",
-                "CohortHooks", "CohortTestSupport",
+                "CohortHooks", "CohortNotices", "CohortSinks", "CohortTestSupport",
             ]
         ),
         .testTarget(

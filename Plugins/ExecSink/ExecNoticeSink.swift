@@ -1,4 +1,3 @@
-import CohortCollaboration
 import CohortNotices
 import Foundation
 
@@ -27,7 +26,7 @@ public struct ExecNoticeSink: NoticeSink {
         self.timeout = timeout
     }
 
-    public func deliver(_ notice: Notice) async throws {
+    public func deliver(_ delivery: NoticeDelivery) async throws {
         guard let program = command.first else { throw SinkFailure.giveUp("the exec sink has an empty command") }
         let process = Process()
         if program.contains("/") {
@@ -50,7 +49,7 @@ public struct ExecNoticeSink: NoticeSink {
         } catch {
             throw SinkFailure.giveUp("cannot start \(program): \(error.localizedDescription)")
         }
-        var line = notice.sinkJSON()
+        var line = delivery.json()
         line.append(UInt8(ascii: "\n"))
         // A program that does not read its input must not block the sink: write, then close.
         try? input.fileHandleForWriting.write(contentsOf: line)
@@ -81,6 +80,24 @@ public struct ExecNoticeSink: NoticeSink {
             throw SinkFailure.retryLater("\(program) asked to retry later (exit 75)" + (detail.isEmpty ? "" : ": \(detail)"))
         default:
             throw SinkFailure.giveUp("\(program) exited with status \(status)" + (detail.isEmpty ? "" : ": \(detail)"))
+        }
+    }
+}
+
+/// `type = "exec"`: `command` (the program and its arguments), `timeout` (seconds, default 30),
+/// `directory` (where it runs; default the configuration file's folder).
+public struct ExecSinkFactory: NoticeSinkFactory {
+    public let type = "exec"
+    public let keys: Set<String> = ["command", "timeout", "directory"]
+
+    public init() {}
+
+    public func configure(_ table: SinkTable) throws -> ConfiguredSink {
+        guard let command = try table.strings("command") else { throw table.missing("command = [\"program\", \"argument\", …]") }
+        let timeout = try table.integer("timeout", in: 1...3600, unit: "seconds") ?? 30
+        let directory = try table.path("directory") ?? table.folder
+        return ConfiguredSink(defaultName: "exec:\(command.joined(separator: " "))") {
+            ExecNoticeSink(name: $0.name, command: command, directory: directory, timeout: .seconds(timeout))
         }
     }
 }

@@ -1,4 +1,3 @@
-import CohortCollaboration
 import CohortNotices
 import Foundation
 import Synchronization
@@ -26,8 +25,8 @@ public final class FileNoticeSink: NoticeSink {
         descriptor.withLock { if $0 >= 0 { close($0) } }
     }
 
-    public func deliver(_ notice: Notice) async throws {
-        var line = notice.sinkJSON()
+    public func deliver(_ delivery: NoticeDelivery) async throws {
+        var line = delivery.json()
         line.append(UInt8(ascii: "\n"))
         try descriptor.withLock { fd in
             if fd < 0 || rotated(fd) {
@@ -67,5 +66,18 @@ public final class FileNoticeSink: NoticeSink {
                 fd = -1
             }
         }
+    }
+}
+
+/// `type = "file"`: `path`, relative to the configuration file's folder unless absolute.
+public struct FileSinkFactory: NoticeSinkFactory {
+    public let type = "file"
+    public let keys: Set<String> = ["path"]
+
+    public init() {}
+
+    public func configure(_ table: SinkTable) throws -> ConfiguredSink {
+        guard let path = try table.path("path") else { throw table.missing("path = \"…\"") }
+        return ConfiguredSink(defaultName: "file:\(path.path)") { FileNoticeSink(name: $0.name, path: path) }
     }
 }

@@ -1,4 +1,3 @@
-import CohortCollaboration
 import CohortNotices
 import Foundation
 #if canImport(Glibc)
@@ -28,14 +27,9 @@ public struct StdoutNoticeSink: NoticeSink {
         signal(SIGPIPE, SIG_IGN)
     }
 
-    public func deliver(_ notice: Notice) async throws {
-        try await deliver(notice, actorHandle: nil)
-    }
-
     /// The text line names the actor by handle when it is known (`… by ann@example.com`).
-    public func deliver(_ notice: Notice, actorHandle: String?) async throws {
-        let handles = actorHandle.map { [notice.actor: $0] } ?? [:]
-        var line = format == .json ? notice.sinkJSON() : Data(notice.summary(handles: handles).utf8)
+    public func deliver(_ delivery: NoticeDelivery) async throws {
+        var line = format == .json ? delivery.json() : Data(delivery.summary.utf8)
         line.append(UInt8(ascii: "\n"))
         try LineWriter.write(line, to: descriptor, what: "standard output")
     }
@@ -67,3 +61,16 @@ private let systemWrite = Glibc.write
 #elseif canImport(Darwin)
 private let systemWrite = Darwin.write
 #endif
+
+/// `type = "stdout"`: `format = "text"` (the default) or `"json"`.
+public struct StdoutSinkFactory: NoticeSinkFactory {
+    public let type = "stdout"
+    public let keys: Set<String> = ["format"]
+
+    public init() {}
+
+    public func configure(_ table: SinkTable) throws -> ConfiguredSink {
+        let format = try table.choice("format", of: ["text", "json"]).flatMap(StdoutNoticeSink.Format.init(rawValue:)) ?? .text
+        return ConfiguredSink(defaultName: "stdout") { StdoutNoticeSink(name: $0.name, format: format) }
+    }
+}

@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import CohortCollaboration
 import CohortIdentity
 import CohortNotices
 import Foundation
@@ -16,7 +15,7 @@ import NIOHTTP1
 /// runs out of retries is given up; an endpoint that has failed for longer than `disableAfter` is
 /// disabled. Every attempt is recorded in `attempts.jsonl` in the sink's state folder (without
 /// secrets); the retry state lives in `state.json` there.
-public final class WebhookNoticeSink: NoticeSink {
+public final class WebhookNoticeSink: StatefulNoticeSink {
     public struct Settings: Sendable {
         public var url: String
         public var secrets: [WebhookSecret]
@@ -49,7 +48,8 @@ public final class WebhookNoticeSink: NoticeSink {
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
-    public func deliver(_ notice: Notice) async throws {
+    public func deliver(_ delivery: NoticeDelivery) async throws {
+        let notice = delivery.notice
         let now = Date()
         if let reason = state.disabledReason {
             throw SinkFailure.giveUp("\(name) is disabled: \(reason)")
@@ -59,7 +59,7 @@ public final class WebhookNoticeSink: NoticeSink {
         }
         let id = "msg_\(notice.id)"
         let timestamp = Int(now.timeIntervalSince1970)
-        let body = Self.body(for: notice)
+        let body = Self.body(for: delivery)
         var request = HTTPClientRequest(url: settings.url)
         request.method = .POST
         request.headers.add(name: "content-type", value: "application/json")
@@ -119,9 +119,16 @@ public final class WebhookNoticeSink: NoticeSink {
         try state.reset()
     }
 
-    /// `{"data": <the notice>, "timestamp": <its time>, "type": <its type>}`, compact with sorted keys.
-    static func body(for notice: Notice) -> Data {
-        let object = (try? JSONSerialization.jsonObject(with: notice.sinkJSON())) ?? [:]
+    /// Reads the retry state again (the outbox calls it holding the sink's lock).
+    public func reload() throws {
+        try state.reload()
+    }
+
+    /// `{"data": <the notice>, "timestamp": <its time>, "type": <its type>}`, compact with sorted keys;
+    /// `data` is the delivery's JSON, its signed envelope included.
+    static func body(for delivery: NoticeDelivery) -> Data {
+        let notice = delivery.notice
+        let object = (try? JSONSerialization.jsonObject(with: delivery.json())) ?? [:]
         let envelope: [String: Any] = ["type": notice.type.rawValue, "timestamp": ISO8601DateFormatter().string(from: notice.time), "data": object]
         return (try? JSONSerialization.data(withJSONObject: envelope, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
     }
@@ -135,5 +142,39 @@ public final class WebhookNoticeSink: NoticeSink {
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
         return formatter.date(from: value).map { $0.timeIntervalSince(now) }
+    }
+}
+
+/// `type = "webhook"`: `url`, `secret` (one, or a list while rotating), `timeout`, `retry_schedule`,
+/// `disable_after`, `max_retry_after` (all in seconds).
+public struct WebhookSinkFactory: NoticeSinkFactory {
+    public let type = "webhook"
+    public let keys: Set<String> = ["url", "secret", "timeout", "retry_schedule", "disable_after", "max_retry_after"]
+
+    public init() {}
+
+    public func configure(_ table: SinkTable) throws -> ConfiguredSink {
+        guard let url = try table.string("url") else { throw table.missing("url = \"https://…\"") }
+        guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil else {
+            throw table.invalid("url", "url must be an http or https URL")
+        }
+        guard let texts = try table.strings("secret", single: true, maxCount: 8) else {
+            throw table.missing("secret = \"whsec_…\" (or a list while rotating)")
+        }
+        let secrets = try texts.map { text in
+            do { return try WebhookSecret(text) } catch {
+                throw table.invalid("secret", "a secret is whsec_ followed by base64 of 24 to 64 bytes",
+                                    hint: "generate one with: printf 'whsec_%s' \"$(head -c 32 /dev/urandom | base64)\"")
+            }
+        }
+        var settings = WebhookNoticeSink.Settings(url: url, secrets: secrets)
+        if let timeout = try table.integer("timeout", in: 1...300, unit: "seconds") { settings.timeout = timeout }
+        if let schedule = try table.integers("retry_schedule", in: 0...86400, maxCount: 32, unit: "seconds") { settings.retrySchedule = schedule }
+        if let disableAfter = try table.integer("disable_after", in: 60...(90 * 86400), unit: "seconds") { settings.disableAfter = disableAfter }
+        if let maxRetryAfter = try table.integer("max_retry_after", in: 1...86400, unit: "seconds") { settings.maxRetryAfter = maxRetryAfter }
+        let configured = settings
+        return ConfiguredSink(defaultName: "webhook:\(url)") {
+            try WebhookNoticeSink(name: $0.name, settings: configured, stateDirectory: $0.stateDirectory)
+        }
     }
 }

@@ -24,10 +24,29 @@ final class WebhookState: Sendable {
     init(directory: URL) throws {
         self.directory = directory
         try AtomicFile.createDirectory(directory, mode: 0o700)
+        stored = Mutex(try Self.read(directory))
+    }
+
+    /// Reads `state.json` again: what the last process holding the sink's lock left.
+    func reload() throws {
+        let fresh = try Self.read(directory)
+        stored.withLock { $0 = fresh }
+    }
+
+    /// The stored state; a fresh one when there is none yet. One that cannot be read is an error: going
+    /// on without it would forget a disabled endpoint and every wait.
+    private static func read(_ directory: URL) throws -> Stored {
+        let url = directory.appendingPathComponent("state.json")
+        guard FileManager.default.fileExists(atPath: url.path) else { return Stored() }
+        let data = try AtomicFile.read(url, maxBytes: 16 << 20, what: "webhook state")
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        let data = try? AtomicFile.read(directory.appendingPathComponent("state.json"), maxBytes: 16 << 20, what: "webhook state")
-        stored = Mutex(data.flatMap { try? decoder.decode(Stored.self, from: $0) } ?? Stored())
+        do {
+            return try decoder.decode(Stored.self, from: data)
+        } catch {
+            throw CohortError(.malformed, "the webhook state \(url.path) cannot be read: \(error.localizedDescription)",
+                              hint: "remove it to start the sink afresh (its waits and a disabled endpoint are forgotten)")
+        }
     }
 
     var disabledReason: String? { stored.withLock { $0.disabled } }

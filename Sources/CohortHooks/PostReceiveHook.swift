@@ -2,7 +2,6 @@ import CohortCollaboration
 import CohortGit
 import CohortIdentity
 import CohortNotices
-import CohortSinks
 import CohortVerification
 import Foundation
 
@@ -17,42 +16,53 @@ public enum PostReceiveHook {
     /// The repository's own sinks file, inside its git directory.
     public static let repositorySinksFile = CohortLayout.sinksInGitDirectory
 
-    /// Takes the notices of the pushed branches' new commits into the outbox and delivers. Returns
-    /// the sinks' reports (empty when none is configured).
-    public static func run(input: Data) async throws -> [NoticeOutbox.Report] {
+    /// Takes the notices of the pushed branches' new commits into the outbox and delivers to the
+    /// sinks configured, of the types `registry` knows. Returns the sinks' reports (empty when none is
+    /// configured). A sink seen for the first time starts with this push, or with `history = "all"`,
+    /// with the notices of every branch's whole history.
+    public static func run(input: Data, registry: SinkRegistry) async throws -> [NoticeOutbox.Report] {
         let updates = try PreReceiveHook.updates(from: input)
         let repository = try Repository.openFromEnvironment()
         var files = [repository.gitDirectory.appendingPathComponent(repositorySinksFile)]
         if let serverWide = ProcessInfo.processInfo.environment[serverSinksVariable], !serverWide.isEmpty {
             files.append(URL(fileURLWithPath: serverWide))
         }
-        let specs = try SinkConfiguration.load(files)
+        let specs = try SinkConfiguration.load(files, registry: registry)
         // No sink, nothing to keep: notices stay in the repository, where any later reader finds them.
         guard !specs.isEmpty else { return [] }
-        var commits: [ObjectID] = []
-        for update in updates where update.name.hasPrefix("refs/heads/") && !update.isDeletion {
-            guard let tip = repository.peelToCommit(update.new) else { continue }
-            let old = update.isCreation ? [] : [update.old].filter { repository.contains($0) }
-            commits += try repository.commits(from: tip, hiding: old)
-        }
-        let outbox = try NoticeOutbox(directory: repository.gitDirectory.appendingPathComponent("cohort/outbox"))
-        let (notices, handles) = try noticesAdded(by: commits, in: repository)
-        try await outbox.accept(notices, handles: handles)
         let state = repository.gitDirectory.appendingPathComponent("cohort/sinks")
-        let sinks = try specs.map { try SinkFactory.make($0, stateDirectory: state) }
+        let sinks = try specs.map { try $0.make(stateDirectory: state) }
+        let outbox = try NoticeOutbox(directory: repository.gitDirectory.appendingPathComponent("cohort/outbox"))
+        var commits: [ObjectID] = []
+        if try await outbox.place(specs).isEmpty {
+            for update in updates where update.name.hasPrefix("refs/heads/") && !update.isDeletion {
+                guard let tip = repository.peelToCommit(update.new) else { continue }
+                let old = update.isCreation ? [] : [update.old].filter { repository.contains($0) }
+                commits += try repository.commits(from: tip, hiding: old)
+            }
+        } else {
+            let tips = try repository.referenceTips().filter { $0.key.hasPrefix("refs/heads/") }.values.compactMap { repository.peelToCommit($0) }
+            commits = try repository.commits(fromAll: Array(tips), hiding: [])
+        }
+        try await outbox.accept(noticesAdded(by: commits, in: repository))
         let reports = await outbox.deliver(to: sinks)
         for sink in sinks { await sink.shutdown() }
         return reports
     }
 
-    /// The notices `commits` add, each once, and the actors' handles as the repository's main names
-    /// them (main was verified before it landed).
-    public static func noticesAdded(by commits: [ObjectID], in repository: Repository) throws -> (notices: [Notice], handles: [String: String]) {
+    /// The notices `commits` add, each once, ready for the sinks: with the actors' handles as the
+    /// repository's main names them (main was verified before it landed), the envelopes and the
+    /// collaboration's salt.
+    public static func noticesAdded(by commits: [ObjectID], in repository: Repository) throws -> [NoticeDelivery] {
         var handles: [String: String] = [:]
+        var salt: Data?
         if let main = try? repository.resolve(CohortLayout.defaultBranch),
            let state = try? CollaborationState(repository: repository, tree: repository.tree(ofCommit: main)) {
             handles = state.membership.everyHandle
+            salt = state.context.salt
         }
-        return (try repository.noticesAdded(by: commits), handles)
+        return try repository.signedNoticesAdded(by: commits).map {
+            NoticeDelivery(notice: $0.notice, actorHandle: handles[$0.notice.actor], envelope: $0.envelope, salt: salt)
+        }
     }
 }

@@ -35,6 +35,23 @@ public final class NoticeOutbox: Sendable {
         /// The actor's handle as the collaboration named them when the notice was taken in (absent in
         /// older logs and for roots the membership does not name).
         public var actorHandle: String?
+        /// The envelope the notice was signed in and the collaboration's salt, base64 (absent in
+        /// older logs).
+        public var envelope: Envelope?
+        public var salt: String?
+
+        init(seq: Int, _ delivery: NoticeDelivery) {
+            self.seq = seq
+            notice = delivery.notice
+            actorHandle = delivery.actorHandle
+            envelope = delivery.envelope
+            salt = delivery.salt?.base64EncodedString()
+        }
+
+        /// What the sinks are given.
+        public var delivery: NoticeDelivery {
+            NoticeDelivery(notice: notice, actorHandle: actorHandle, envelope: envelope, salt: salt.flatMap { Data(base64Encoded: $0) })
+        }
     }
 
     /// What one sink's run did.
@@ -84,27 +101,31 @@ public final class NoticeOutbox: Sendable {
         return try body()
     }
 
+    /// Brings this process's view of the log up to date, holding the log's lock: a torn last line is
+    /// one a writer that died left, and is cut off.
+    private func refresh(_ state: inout State) throws {
+        guard FileStamp(logURL) != state.seen else { return }
+        let entries = try Self.readLog(logURL, repair: true)
+        state.nextSeq = (entries.last?.seq ?? 0) + 1
+        state.ids = Set(entries.map(\.notice.id))
+        state.seen = FileStamp(logURL)
+    }
+
     /// Appends the notices not accepted before (by id) and fsyncs; returns how many were new.
     @discardableResult
-    public func accept(_ notices: [Notice], handles: [String: String] = [:]) async throws -> Int {
-        guard !notices.isEmpty else { return 0 }
+    public func accept(_ deliveries: [NoticeDelivery]) async throws -> Int {
+        guard !deliveries.isEmpty else { return 0 }
         return try await withLogLock {
             try state.withLock { state in
-                // Under the lock, a torn last line is one a writer that died left: cut it off.
-                if FileStamp(logURL) != state.seen {
-                    let entries = try Self.readLog(logURL, repair: true)
-                    state.nextSeq = (entries.last?.seq ?? 0) + 1
-                    state.ids = Set(entries.map(\.notice.id))
-                    state.seen = FileStamp(logURL)
-                }
+                try refresh(&state)
                 var lines = Data()
                 var accepted = 0
                 var ids = state.ids
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
                 encoder.dateEncodingStrategy = .iso8601
-                for notice in notices where ids.insert(notice.id).inserted {
-                    lines.append(try encoder.encode(Entry(seq: state.nextSeq + accepted, notice: notice, actorHandle: handles[notice.actor])))
+                for delivery in deliveries where ids.insert(delivery.notice.id).inserted {
+                    lines.append(try encoder.encode(Entry(seq: state.nextSeq + accepted, delivery)))
                     lines.append(UInt8(ascii: "\n"))
                     accepted += 1
                 }
@@ -120,6 +141,28 @@ public final class NoticeOutbox: Sendable {
                 state.seen = FileStamp(logURL)
                 return accepted
             }
+        }
+    }
+
+    /// Gives each sink seen for the first time (no place yet) its place: the log's end, so that it
+    /// receives what comes from now on, or with `history = "all"` its start. Call it before taking
+    /// in the notices a new sink should have. Returns the sinks placed at the start, whose caller may
+    /// take the collaboration's earlier notices in for them.
+    @discardableResult
+    public func place(_ sinks: [SinkSpec]) async throws -> [String] {
+        let fresh = sinks.filter { !FileManager.default.fileExists(atPath: cursorURL($0.name).path) }
+        guard !fresh.isEmpty else { return [] }
+        return try await withLogLock {
+            let end = try state.withLock { state in
+                try refresh(&state)
+                return state.nextSeq - 1
+            }
+            var whole: [String] = []
+            for sink in fresh where !FileManager.default.fileExists(atPath: cursorURL(sink.name).path) {
+                try writeCursor(sink.name, sink.history == .all ? 0 : end)
+                if sink.history == .all { whole.append(sink.name) }
+            }
+            return whole
         }
     }
 
@@ -196,6 +239,14 @@ public final class NoticeOutbox: Sendable {
         } catch {
             return Report(sink: sink.name, delivered: 0, gaveUp: 0, pending: 0, stoppedBecause: "cannot read the outbox: \(error)")
         }
+        if let stateful = sink as? any StatefulNoticeSink {
+            // What the last holder of the lock left: its retries, a disabled endpoint.
+            do {
+                try stateful.reload()
+            } catch {
+                return Report(sink: sink.name, delivered: 0, gaveUp: 0, pending: entries.count, stoppedBecause: "\(error)")
+            }
+        }
         var delivered = 0
         var gaveUp = 0
         var unsaved = 0
@@ -213,7 +264,7 @@ public final class NoticeOutbox: Sendable {
         }
         for (index, entry) in entries.enumerated() {
             do {
-                try await sink.deliver(entry.notice, actorHandle: entry.actorHandle)
+                try await sink.deliver(entry.delivery)
                 delivered += 1
             } catch let failure as SinkFailure where failure.kind == .giveUp {
                 // A notice given up on moves the place only once it is recorded.
@@ -306,23 +357,28 @@ extension NoticeOutbox {
 
     /// Delivers again the notices `sink` gave up on (recorded in `failures.jsonl`); those that go
     /// through now are struck from the record, the others stay with their new reason. Holds the
-    /// sink's lock, so no delivery to the sink runs meanwhile.
+    /// sink's lock, so no delivery to the sink runs meanwhile; a sink that keeps state is re-enabled
+    /// first, under the lock.
     public func replay(_ sink: any NoticeSink) async throws -> Report {
-        guard FileManager.default.fileExists(atPath: failuresURL.path) else {
-            return Report(sink: sink.name, delivered: 0, gaveUp: 0, pending: 0, stoppedBecause: nil)
-        }
         guard let lock = try await FileLock.acquire(sinkLockURL(sink.name), wait: deliveryWait) else {
             throw CohortError(.busy, "another process is still delivering to sink \(sink.name) after \(Int(deliveryWait)) s",
                               hint: "try again when it is done")
         }
         defer { lock.release() }
+        if let stateful = sink as? any StatefulNoticeSink {
+            try stateful.reload()
+            try stateful.reenable()
+        }
+        guard FileManager.default.fileExists(atPath: failuresURL.path) else {
+            return Report(sink: sink.name, delivered: 0, gaveUp: 0, pending: 0, stoppedBecause: nil)
+        }
         let mine = Set(try readFailures().filter { $0.sink == sink.name }.map(\.seq))
         let entries = try Self.readLog(logURL, repair: false).filter { mine.contains($0.seq) }
         var failed: [FailureRecord] = []
         var delivered = 0
         for entry in entries {
             do {
-                try await sink.deliver(entry.notice, actorHandle: entry.actorHandle)
+                try await sink.deliver(entry.delivery)
                 delivered += 1
             } catch {
                 failed.append(FailureRecord(sink: sink.name, seq: entry.seq, id: entry.notice.id, reason: "\(error)",

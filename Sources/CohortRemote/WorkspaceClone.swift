@@ -86,6 +86,8 @@ extension Workspace {
             }
             callbacks.progress?(TransferProgress(.checkingOut))
             try repository.checkoutHeadIntoEmptyFolder()
+            // The history was there before this workspace's sinks: they start from what arrives next.
+            try workspace.markNoticesTakenIn(upTo: head.commit)
             let state = try workspace.state()
             if let identifier, state.collaboration.identifier != identifier {
                 throw CohortError(.notPermitted, "the remote holds collaboration \(state.collaboration.identifier), not \(identifier)",

@@ -46,7 +46,7 @@ public final class CohortServer: Sendable {
         limiter = RequestLimiter(identityRequestsPerMinute: limits.identityRequestsPerMinute,
                                  maxConcurrentTransfers: limits.maxConcurrentTransfers)
         if let shared = configuration.state {
-            state = try await PostgresServerState.start(shared, store: store, limits: limits, limiter: limiter, logger: logger)
+            state = try await PostgresServerState.start(shared, store: store, limits: limits, sinks: configuration.sinks, limiter: limiter, logger: logger)
         } else {
             state = try FileServerState(store: store, limiter: limiter)
         }

@@ -1,4 +1,5 @@
 import CohortIdentity
+import CohortNotices
 import Foundation
 
 /// Everything `cohort serve` is told on its command line.
@@ -21,6 +22,9 @@ public struct ServerConfiguration: Sendable {
     public var state: PostgresLocation?
     /// Proxies (nginx) whose `X-Forwarded-For` names the client.
     public var trustedProxies: [String] = []
+    /// The sink types `DATA/sinks.toml` may name (with `state`: the instances deliver to them; without,
+    /// the hooks run `hookBinary`, which knows its own).
+    public var sinks = SinkRegistry([])
 
     public init(
         dataDirectory: URL, host: String = "127.0.0.1", port: Int = 8377, publicURL: String? = nil,

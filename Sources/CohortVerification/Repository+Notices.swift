@@ -8,8 +8,13 @@ extension Repository {
     /// Their envelopes are opened and checked; that the history obeys the
     /// rules is the verifier's business, done before.
     public func noticesAdded(by commits: [ObjectID], presentIn known: ObjectID? = nil) throws -> [Notice] {
+        try signedNoticesAdded(by: commits, presentIn: known).map(\.notice)
+    }
+
+    /// The same notices with the envelopes they are stored in.
+    public func signedNoticesAdded(by commits: [ObjectID], presentIn known: ObjectID? = nil) throws -> [SignedNotice] {
         let knownNotices = try known.flatMap { try entry(at: CohortLayout.folder, inTree: $0)?.id }
-        var notices: [Notice] = []
+        var notices: [SignedNotice] = []
         var seen = Set<String>()
         for id in commits {
             let commit = try commit(id)
@@ -20,8 +25,8 @@ extension Repository {
                 let path = CohortLayout.folder + "/" + (change.newPath ?? "")
                 guard let blob = change.newID, CohortLayout.isNoticePath(path) else { continue }
                 if let knownNotices, try entry(at: change.newPath ?? "", inTree: knownNotices) != nil { continue }
-                let notice = try CommitPreparation.openNotice(blob, path: path, in: self).value
-                if seen.insert(notice.id).inserted { notices.append(notice) }
+                let opened = try CommitPreparation.openNotice(blob, path: path, in: self)
+                if seen.insert(opened.value.id).inserted { notices.append(SignedNotice(notice: opened.value, envelope: opened.envelope)) }
             }
         }
         return notices

@@ -21,23 +21,39 @@ extension Workspace {
     /// The notices the commits from `since` (exclusive; nil: the genesis) to HEAD added, oldest first,
     /// after verifying that history.
     public func notices(since: ObjectID? = nil) throws -> [Notice] {
+        try signedNotices(since: since).map(\.notice)
+    }
+
+    /// The same notices with the envelopes they are stored in.
+    public func signedNotices(since: ObjectID? = nil) throws -> [SignedNotice] {
         let head = try head().commit
         _ = try repository.verifyHistory(to: head)
         let hidden = since.map { [$0] }.flatMap { ids in ids.filter { repository.contains($0) } } ?? []
-        return try repository.noticesAdded(by: repository.commits(from: head, hiding: hidden))
+        return try repository.signedNoticesAdded(by: repository.commits(from: head, hiding: hidden))
     }
 
     /// The notices for this workspace's sinks that arrived since the last delivery (a mention only
     /// if it mentions this identity).
     public func undeliveredNotices() throws -> [Notice] {
-        try undeliveredNotices(in: state())
+        try undeliveredNotices(in: state(), since: lastDelivered()).map(\.notice)
     }
 
-    private func undeliveredNotices(in state: CollaborationState) throws -> [Notice] {
-        let lastSeen = (try? AtomicFile.read(seenURL, maxBytes: 64, what: "last delivered commit"))
+    /// The commit the last delivery took notices in up to (nil before the first).
+    private func lastDelivered() -> ObjectID? {
+        (try? AtomicFile.read(seenURL, maxBytes: 64, what: "last delivered commit"))
             .flatMap { try? ObjectID(hex: String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    /// Records that the notices up to `commit` were there before this workspace's sinks could have
+    /// had them (a clone's history): a sink that asks for everything takes them in all the same.
+    public func markNoticesTakenIn(upTo commit: ObjectID) throws {
+        try AtomicFile.write(Data((commit.hex + "\n").utf8), to: seenURL, mode: 0o644, replacing: true)
+    }
+
+    private func undeliveredNotices(in state: CollaborationState, since lastSeen: ObjectID?) throws -> [SignedNotice] {
         let me = try signer(for: state).root.hex
-        return try notices(since: lastSeen).filter { $0.type != .mention || $0.data["mentioned"] == me }
+        return try signedNotices(since: lastSeen)
+            .filter { $0.notice.type != .mention || $0.notice.data["mentioned"] == me }
     }
 
     /// For each sink named: the notices it has not had yet, those waiting in the outbox past its place
@@ -53,12 +69,20 @@ extension Workspace {
 
     /// Takes the notices that arrived since the last delivery into the workspace's outbox (a mention
     /// only if it mentions this workspace's own identity), then delivers what each sink has not had.
-    public func deliverNotices(to sinks: [any NoticeSink]) async throws -> [NoticeOutbox.Report] {
+    /// A sink seen for the first time starts with what arrives from now on, or with
+    /// `history = "all"`, with the whole verified history.
+    public func deliverNotices(to specs: [SinkSpec]) async throws -> [NoticeOutbox.Report] {
+        let sinks = try specs.map { try $0.make(stateDirectory: sinkStateDirectory) }
         let outbox = try NoticeOutbox(directory: outboxDirectory)
         let head = try head().commit
         let state = try state()
-        try await outbox.accept(undeliveredNotices(in: state), handles: state.membership.everyHandle)
-        try AtomicFile.write(Data((head.hex + "\n").utf8), to: seenURL, mode: 0o644, replacing: true)
+        let whole = try await outbox.place(specs)
+        let handles = state.membership.everyHandle
+        let arrived = try undeliveredNotices(in: state, since: whole.isEmpty ? lastDelivered() : nil)
+        try await outbox.accept(arrived.map {
+            NoticeDelivery(notice: $0.notice, actorHandle: handles[$0.notice.actor], envelope: $0.envelope, salt: state.context.salt)
+        })
+        try markNoticesTakenIn(upTo: head)
         let reports = await outbox.deliver(to: sinks)
         for sink in sinks { await sink.shutdown() }
         return reports

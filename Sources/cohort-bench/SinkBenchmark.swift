@@ -14,8 +14,10 @@ func sinkBenchmark(directory: URL, count: Int, webhook: String, secret: String) 
     let tree = try IdentityTree(masterKeys: [key.publicKey], context: context)
     guard let proof = tree.proof(for: try key.diversified(for: context).publicKey) else { return }
     let signer = Signer(scheme: .cohortV1, proof: proof)
-    func notices(_ n: Int) -> [Notice] {
-        (0..<n).map { Notice(type: .contentEdited, collaboration: "bench", actor: tree.root, data: ["path": "file-\($0).md"], signer: signer) }
+    func notices(_ n: Int) -> [NoticeDelivery] {
+        (0..<n).map {
+            NoticeDelivery(notice: Notice(type: .contentEdited, collaboration: "bench", actor: tree.root, data: ["path": "file-\($0).md"], signer: signer))
+        }
     }
     let clock = ContinuousClock()
     func rate(_ n: Int, _ body: () async throws -> Void) async rethrows -> Double {

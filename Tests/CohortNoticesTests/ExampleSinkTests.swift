@@ -1,24 +1,12 @@
 import CohortCollaboration
 import CohortNotices
 import CohortTestSupport
-import DigestSink
 import ExecSink
 import Foundation
 import Testing
 
 /// The examples Docs/Plugins.md walks through work as described.
 @Suite struct ExampleSinkTests {
-    @Test func swiftExampleThroughTheOutbox() async throws {
-        let temp = try TemporaryDirectory()
-        let outbox = try NoticeOutbox(directory: temp.path("outbox"))
-        try await outbox.accept(sampleNotices(3))
-        let digest = DigestNoticeSink(path: temp.path("digest.md"))
-        _ = await outbox.deliver(to: [digest])
-        await digest.shutdown()
-        let text = try String(decoding: Data(contentsOf: temp.path("digest.md")), as: UTF8.self)
-        #expect(text == "# Digest\n\n- content.edited `file-0.md`\n- content.edited `file-1.md`\n- content.edited `file-2.md`\n")
-    }
-
     @Test func execExampleScript() async throws {
         let temp = try TemporaryDirectory()
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -34,6 +22,6 @@ import Testing
         }
         try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
         try await sink.deliver(notice)
-        #expect(FileManager.default.fileExists(atPath: inbox.appendingPathComponent("\(notice.id).json").path))
+        #expect(FileManager.default.fileExists(atPath: inbox.appendingPathComponent("\(notice.notice.id).json").path))
     }
 }

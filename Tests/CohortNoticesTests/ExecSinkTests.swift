@@ -46,7 +46,7 @@ import Testing
         let lines = try String(decoding: Data(contentsOf: received), as: UTF8.self).split(separator: "\n")
         #expect(lines.count == 3)
         let first = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
-        #expect(first["id"] as? String == notices[0].id)
+        #expect(first["id"] as? String == notices[0].notice.id)
     }
 
     @Test func hangingProgramTimesOutAndMissingProgramGivesUp() async throws {

@@ -1,6 +1,7 @@
 import CohortCollaboration
 import CohortIdentity
 import CohortNotices
+import CohortNoticesTesting
 import CohortTestSupport
 import FileSink
 import Foundation
@@ -8,14 +9,17 @@ import StdoutSink
 import Synchronization
 import Testing
 
-/// Notices for the tests: signed by a throwaway key (sinks never look at the signer).
-func sampleNotices(_ count: Int, type: NoticeType = .contentEdited) throws -> [Notice] {
-    let key = DeviceKey()
-    let context = try CollaborationContext(identifier: "collab", salt: Data(count: 16))
-    let tree = try IdentityTree(masterKeys: [key.publicKey], context: context)
-    let diversified = try key.diversified(for: context)
-    let signer = Signer(scheme: .cohortV1, proof: try #require(tree.proof(for: diversified.publicKey)))
-    return (0..<count).map { Notice(type: type, collaboration: "collab", actor: tree.root, data: ["path": "file-\($0).md"], signer: signer) }
+/// Notices for the tests, each sealed in its envelope by a throwaway identity, as the outbox takes
+/// them in from a repository.
+func sampleNotices(_ count: Int, type: NoticeType = .contentEdited) throws -> [NoticeDelivery] {
+    let temp = try TemporaryDirectory()
+    let ann = try TestPerson.make("ann", in: temp)
+    let context = try CollaborationContext(identifier: "collab", salt: Data(repeating: 7, count: 16))
+    let signer = try CollaborationSigner(home: ann.home, context: context)
+    return try (0..<count).map {
+        let notice = Notice(type: type, collaboration: "collab", actor: signer.root, data: ["path": "file-\($0).md"], signer: signer.signer)
+        return NoticeDelivery(notice: notice, envelope: try Envelope.seal(notice, by: signer), salt: context.salt)
+    }
 }
 
 /// A sink that fails on demand: retry later, or give up, on chosen paths.
@@ -32,8 +36,8 @@ final class FlakySink: NoticeSink {
     func healAll() { state.withLock { $0.retry = []; $0.giveUp = [] } }
     var delivered: [String] { state.withLock { $0.delivered } }
 
-    func deliver(_ notice: Notice) async throws {
-        let path = notice.data["path"] ?? ""
+    func deliver(_ delivery: NoticeDelivery) async throws {
+        let path = delivery.notice.data["path"] ?? ""
         try state.withLock { state in
             if state.retry.contains(path) { throw SinkFailure.retryLater("\(path) not now") }
             if state.giveUp.contains(path) { throw SinkFailure.giveUp("\(path) never") }
@@ -54,7 +58,7 @@ final class FlakySink: NoticeSink {
         let restarted = try NoticeOutbox(directory: temp.path("outbox"))
         let memory = MemoryNoticeSink()
         let reports = await restarted.deliver(to: [memory])
-        #expect(memory.notices.map(\.id) == notices.map(\.id))
+        #expect(memory.notices.map(\.id) == notices.map(\.notice.id))
         #expect(reports.first?.delivered == 5)
         // Delivered ones are not delivered again.
         _ = await restarted.deliver(to: [memory])
@@ -63,7 +67,7 @@ final class FlakySink: NoticeSink {
         let more = try sampleNotices(2)
         try await restarted.accept(more)
         _ = await restarted.deliver(to: [memory])
-        #expect(memory.notices.map(\.id) == (notices + more).map(\.id))
+        #expect(memory.notices.map(\.id) == (notices + more).map(\.notice.id))
     }
 
     @Test func aFailingSinkNeverHoldsBackTheOthers() async throws {
@@ -128,9 +132,9 @@ final class FlakySink: NoticeSink {
         func letGo() { state.withLock { $0.held = false } }
         var delivered: [String] { state.withLock { $0.delivered } }
 
-        func deliver(_ notice: Notice) async throws {
+        func deliver(_ delivery: NoticeDelivery) async throws {
             while state.withLock({ $0.held && $0.delivered.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
-            state.withLock { $0.delivered.append(notice.data["path"] ?? "") }
+            state.withLock { $0.delivered.append(delivery.notice.data["path"] ?? "") }
         }
     }
 
@@ -171,31 +175,6 @@ final class FlakySink: NoticeSink {
         _ = await reopened.deliver(to: [memory])
         #expect(memory.notices.count == 3)
     }
-
-    @Test func multiplexerReportsFailuresAfterDeliveringToTheRest() async throws {
-        let memory = MemoryNoticeSink()
-        let notice = try #require(try sampleNotices(1).first)
-        let sink = MultiplexNoticeSink([FlakySink(name: "down", giveUp: ["file-0.md"]), memory])
-        await #expect(throws: SinkFailure.self) { try await sink.deliver(notice) }
-        #expect(memory.notices.count == 1)
-    }
-
-    @Test func multiplexerPassesTheActorsHandleOn() async throws {
-        let notice = try #require(try sampleNotices(1).first)
-        let handles = HandleSink()
-        try await MultiplexNoticeSink([handles, MemoryNoticeSink()]).deliver(notice, actorHandle: "ann@example.com")
-        #expect(handles.seen == ["ann@example.com"])
-    }
-}
-
-/// Records the handle each delivery names.
-private final class HandleSink: NoticeSink, @unchecked Sendable {
-    let name = "handles"
-    private let lock = NSLock()
-    private var handles: [String?] = []
-    var seen: [String?] { lock.withLock { handles } }
-    func deliver(_ notice: Notice) async throws { try await deliver(notice, actorHandle: nil) }
-    func deliver(_ notice: Notice, actorHandle: String?) async throws { lock.withLock { handles.append(actorHandle) } }
 }
 
 @Suite struct ShippedSinkTests {
@@ -215,8 +194,10 @@ private final class HandleSink: NoticeSink, @unchecked Sendable {
         #expect(rotated.split(separator: "\n").count == 2 && rotated.hasSuffix("\n"))
         #expect(current.split(separator: "\n").count == 1)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(current.utf8)) as? [String: Any])
-        #expect(Set(object.keys) == ["id", "type", "time", "collaboration", "actor", "data"])
-        #expect(object["id"] as? String == notices[2].id)
+        #expect(Set(object.keys) == ["id", "type", "time", "collaboration", "actor", "data", "signed"])
+        #expect(object["id"] as? String == notices[2].notice.id)
+        let signed = try #require(object["signed"] as? [String: Any])
+        #expect(Set(signed.keys) == ["envelope", "root", "salt", "scheme"] && signed["root"] as? String == notices[2].notice.actor)
     }
 
     @Test func stdoutSinkSurvivesAClosedPipe() async throws {

@@ -24,7 +24,7 @@ import WebhookSink
         return try WebhookNoticeSink(name: "hook", settings: settings, stateDirectory: temp.path("state"))
     }
 
-    func expectRetry(_ sink: WebhookNoticeSink, _ notice: Notice, sourceLocation: SourceLocation = #_sourceLocation) async {
+    func expectRetry(_ sink: WebhookNoticeSink, _ notice: NoticeDelivery, sourceLocation: SourceLocation = #_sourceLocation) async {
         do {
             try await sink.deliver(notice)
             Issue.record("expected a retry", sourceLocation: sourceLocation)
@@ -45,11 +45,11 @@ import WebhookSink
         await sink.shutdown()
         let record = try #require(receiver.received.first)
         #expect(record["verified"] as? Bool == true, "the reference package accepts the signature (one of two during rotation)")
-        #expect(record["id"] as? String == "msg_\(notice.id)")
+        #expect(record["id"] as? String == "msg_\(notice.notice.id)")
         let body = try #require(try JSONSerialization.jsonObject(with: Data((record["body"] as? String ?? "").utf8)) as? [String: Any])
         #expect(Set(body.keys) == ["type", "timestamp", "data"])
         #expect(body["type"] as? String == "content.edited")
-        #expect((body["data"] as? [String: Any])?["id"] as? String == notice.id)
+        #expect((body["data"] as? [String: Any])?["id"] as? String == notice.notice.id)
         let attempts = try String(decoding: Data(contentsOf: temp.path("state/attempts.jsonl")), as: UTF8.self)
         #expect(attempts.contains("\"status\":200") && !attempts.contains("whsec_"))
     }
@@ -69,7 +69,7 @@ import WebhookSink
         try await sink.deliver(notices[1])
         await sink.shutdown()
         let ids = receiver.received.compactMap { $0["id"] as? String }
-        #expect(ids == ["msg_\(notices[1].id)", "msg_\(notices[0].id)", "msg_\(notices[1].id)"])
+        #expect(ids == ["msg_\(notices[1].notice.id)", "msg_\(notices[0].notice.id)", "msg_\(notices[1].notice.id)"])
         #expect(receiver.received.allSatisfy { $0["verified"] as? Bool == true })
     }
 

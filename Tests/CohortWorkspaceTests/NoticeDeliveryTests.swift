@@ -2,6 +2,7 @@ import CohortCollaboration
 import CohortGit
 import CohortIdentity
 import CohortNotices
+import CohortNoticesTesting
 import CohortTestSupport
 import CohortWorkspace
 import Foundation
@@ -17,7 +18,7 @@ import Testing
         try scenario.pull(into: bo, from: scenario.owner)
 
         let memory = MemoryNoticeSink()
-        _ = try await bo.deliverNotices(to: [memory])
+        _ = try await bo.deliverNotices(to: [memory.spec()])
         let types = memory.notices.map(\.type)
         #expect(types.filter { $0 == .contentCommented }.count == 2)
         let mentions = memory.notices.filter { $0.type == .mention }
@@ -27,12 +28,12 @@ import Testing
 
         // Nothing twice; only what is new next time.
         let count = memory.notices.count
-        _ = try await bo.deliverNotices(to: [memory])
+        _ = try await bo.deliverNotices(to: [memory.spec()])
         #expect(memory.notices.count == count)
         try scenario.write("new\n", to: "new.md", in: scenario.owner)
         _ = try #require(try scenario.owner.commitChanges(message: "new"))
         try scenario.pull(into: bo, from: scenario.owner)
-        _ = try await bo.deliverNotices(to: [memory])
+        _ = try await bo.deliverNotices(to: [memory.spec()])
         #expect(memory.notices.count == count + 1)
         #expect(memory.notices.last?.data["path"] == "new.md")
     }

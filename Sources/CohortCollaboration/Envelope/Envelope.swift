@@ -66,6 +66,8 @@ public struct Opened<P: SignedPayload>: Sendable {
     public let payload: Data
     public let signer: RootHash
     public let key: P256Key
+    /// The envelope as read.
+    public let envelope: Envelope
 }
 
 extension Envelope {
@@ -103,7 +105,7 @@ extension Envelope {
             throw CohortError(error.code, "\(path): \(error.reason)", hint: "the file was changed after it was signed")
         }
         let root = try proof.root(under: value.signer.scheme)
-        return Opened(value: value, payload: payload, signer: root, key: key)
+        return Opened(value: value, payload: payload, signer: root, key: key, envelope: envelope)
     }
 
     private static func decodePayload<P: SignedPayload>(_ payload: Data, as kind: P.Type, path: String) throws -> P {

@@ -59,3 +59,14 @@ public struct Notice: SignedPayload, Hashable {
         }
     }
 }
+
+/// A notice with the envelope it is stored in, for receivers that check who wrote it.
+public struct SignedNotice: Sendable {
+    public let notice: Notice
+    public let envelope: Envelope
+
+    public init(notice: Notice, envelope: Envelope) {
+        self.notice = notice
+        self.envelope = envelope
+    }
+}

@@ -3,7 +3,6 @@ import CohortGit
 import CohortHooks
 import CohortIdentity
 import CohortNotices
-import CohortSinks
 import Foundation
 import Logging
 import PostgresNIO
@@ -27,6 +26,7 @@ final class PostgresOutbox: Sendable {
     let database: PostgresStore
     let store: CollaborationStore
     let lease: Int
+    let registry: SinkRegistry
     let logger: Logger
     /// This instance, as leases name it.
     let instance: String
@@ -41,17 +41,35 @@ final class PostgresOutbox: Sendable {
         var read = false
         var stamp: FileStamp?
         var sinks: [any NoticeSink] = []
+        /// The sinks that asked for every notice the database holds.
+        var everything: Set<String> = []
     }
 
+    /// One notice as the table keeps it.
     private struct Stored: Codable {
         var notice: Notice
         var actorHandle: String?
+        /// The envelope and the collaboration's salt, base64 (absent in rows from before they were kept).
+        var envelope: Envelope?
+        var salt: String?
+
+        init(_ delivery: NoticeDelivery) {
+            notice = delivery.notice
+            actorHandle = delivery.actorHandle
+            envelope = delivery.envelope
+            salt = delivery.salt?.base64EncodedString()
+        }
+
+        var delivery: NoticeDelivery {
+            NoticeDelivery(notice: notice, actorHandle: actorHandle, envelope: envelope, salt: salt.flatMap { Data(base64Encoded: $0) })
+        }
     }
 
-    init(database: PostgresStore, store: CollaborationStore, lease: Int, logger: Logger) {
+    init(database: PostgresStore, store: CollaborationStore, lease: Int, registry: SinkRegistry, logger: Logger) {
         self.database = database
         self.store = store
         self.lease = lease
+        self.registry = registry
         self.logger = logger
         instance = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8).lowercased())"
     }
@@ -138,10 +156,10 @@ final class PostgresOutbox: Sendable {
                 known.withLock { $0[identifier] = all }
                 return
             }
-            let (notices, handles): ([Notice], [String: String]) = if let recorded {
+            let notices: [NoticeDelivery] = if let recorded {
                 try Self.notices(in: repository, tips: current, since: recorded)
             } else {
-                ([], [:])
+                []
             }
             let done = try await database.transaction("taking notices in", within: .seconds(30)) { connection -> Bool in
                 try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.noticeLock))", logger: logger)
@@ -157,7 +175,7 @@ final class PostgresOutbox: Sendable {
                     try await connection.query("INSERT INTO cohort_collaborations (identifier, tips) VALUES (\(identifier), \(current))", logger: logger)
                     return true
                 }
-                try await Self.append(notices, handles: handles, collaboration: identifier, on: connection, logger: logger)
+                try await Self.append(notices, collaboration: identifier, on: connection, logger: logger)
                 try await connection.query("UPDATE cohort_collaborations SET tips = \(current), updated_at = now() WHERE identifier = \(identifier)",
                                            logger: logger)
                 return true
@@ -174,7 +192,7 @@ final class PostgresOutbox: Sendable {
     }
 
     /// The notices of the commits reachable from `tips` and from none of the tips recorded before.
-    private static func notices(in repository: Repository, tips: String, since recorded: String) throws -> ([Notice], [String: String]) {
+    private static func notices(in repository: Repository, tips: String, since recorded: String) throws -> [NoticeDelivery] {
         func ids(_ text: String) -> [ObjectID] {
             text.split(separator: "\n").compactMap { line in line.split(separator: " ").last.flatMap { try? ObjectID(hex: String($0)) } }
         }
@@ -183,12 +201,12 @@ final class PostgresOutbox: Sendable {
         return try PostReceiveHook.noticesAdded(by: commits, in: repository)
     }
 
-    private static func append(_ notices: [Notice], handles: [String: String], collaboration: String,
+    private static func append(_ notices: [NoticeDelivery], collaboration: String,
                                on connection: PostgresConnection, logger: Logger) async throws {
         guard !notices.isEmpty else { return }
         var present = Set<String>()
         for try await id in try await connection.query(
-            "SELECT notice_id FROM cohort_notices WHERE collaboration = \(collaboration) AND notice_id = ANY(\(notices.map(\.id)))",
+            "SELECT notice_id FROM cohort_notices WHERE collaboration = \(collaboration) AND notice_id = ANY(\(notices.map(\.notice.id)))",
             logger: logger).decode(String.self) {
             present.insert(id)
         }
@@ -199,12 +217,12 @@ final class PostgresOutbox: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        let fresh = notices.filter { !present.contains($0.id) }
+        let fresh = notices.filter { !present.contains($0.notice.id) }
         for start in stride(from: 0, to: fresh.count, by: 2000) {
             let chunk = fresh[start..<min(start + 2000, fresh.count)]
             let seqs = chunk.indices.map { last + Int64($0 + 1) }
-            let ids = chunk.map(\.id)
-            let entries = try chunk.map { String(decoding: try encoder.encode(Stored(notice: $0, actorHandle: handles[$0.actor])), as: UTF8.self) }
+            let ids = chunk.map(\.notice.id)
+            let entries = try chunk.map { String(decoding: try encoder.encode(Stored($0)), as: UTF8.self) }
             try await connection.query("""
                 INSERT INTO cohort_notices (seq, collaboration, notice_id, entry)
                 SELECT s, \(collaboration), i, e FROM unnest(\(seqs)::bigint[], \(ids)::text[], \(entries)::text[]) AS t(s, i, e)
@@ -236,10 +254,13 @@ final class PostgresOutbox: Sendable {
         }
         guard changed else { return sinks.withLock { $0.sinks } }
         var built: [any NoticeSink] = []
+        var everything: Set<String> = []
         if stamp != nil {
             do {
                 let state = store.serverDirectory.appendingPathComponent("sinks", isDirectory: true)
-                built = try SinkConfiguration.load(url).map { try SinkFactory.make($0, stateDirectory: state) }
+                let specs = try SinkConfiguration.load(url, registry: registry)
+                built = try specs.map { try $0.make(stateDirectory: state) }
+                everything = Set(specs.filter { $0.history == .all }.map(\.name))
             } catch {
                 // The file is kept as it was until it reads well: a typo does not stop delivery.
                 logger.error("server sinks not reloaded", metadata: ["file": "\(url.path)", "error": "\(error)"])
@@ -248,18 +269,20 @@ final class PostgresOutbox: Sendable {
             }
         }
         for sink in built {
-            // A new sink starts at the outbox's end: it receives what comes from now on.
+            // A new sink starts at the outbox's end, so it receives what comes from now on; one with
+            // history = "all" at its start, every notice the database holds.
             let name = sink.name
+            let start: Int64 = everything.contains(name) ? 0 : -1
             Task {
                 try? await database.run("recording a sink") { connection in
                     try await connection.query("""
-                        INSERT INTO cohort_sinks (name, cursor) SELECT \(name), coalesce(max(seq), 0) FROM cohort_notices
+                        INSERT INTO cohort_sinks (name, cursor) SELECT \(name), CASE WHEN \(start) >= 0 THEN \(start) ELSE coalesce(max(seq), 0) END FROM cohort_notices
                         ON CONFLICT (name) DO NOTHING
                         """, logger: self.logger)
                 }
             }
         }
-        sinks.withLock { $0 = LoadedSinks(read: true, stamp: stamp, sinks: built) }
+        sinks.withLock { $0 = LoadedSinks(read: true, stamp: stamp, sinks: built, everything: everything) }
         for sink in old { Task { await sink.shutdown() } }
         guard !(built.isEmpty && old.isEmpty) else { return built }
         logger.notice("server sinks loaded", metadata: ["file": "\(url.path)", "sinks": "\(built.map(\.name).joined(separator: ", "))"])
@@ -283,6 +306,8 @@ final class PostgresOutbox: Sendable {
         var reason: String?
         do {
             guard var cursor = try await acquire(name, lease: lease) else { return }
+            // What the instance that held the lease before left: a webhook's retries, a disabled endpoint.
+            try (sink as? any StatefulNoticeSink)?.reload()
             delivery: while true {
                 let batch = try await pending(after: cursor)
                 if batch.isEmpty { break }
@@ -290,7 +315,7 @@ final class PostgresOutbox: Sendable {
                     do {
                         guard let stored else { throw SinkFailure.giveUp("the stored notice cannot be read by this version of Cohort") }
                         try await renewingLease(name, lease) {
-                            try await sink.deliver(stored.notice, actorHandle: stored.actorHandle)
+                            try await sink.deliver(stored.delivery)
                         }
                     } catch let failure as SinkFailure where failure.kind == .giveUp {
                         logger.warning("sink gave up on a notice", metadata: ["sink": "\(name)", "seq": "\(seq)", "reason": "\(failure.reason)"])

@@ -1,4 +1,5 @@
 import CohortIdentity
+import CohortNotices
 import Foundation
 import Logging
 import PostgresNIO
@@ -31,8 +32,8 @@ final class PostgresServerState: ServerState {
 
     /// Connects, brings the schema up to date, and reads the server sinks. A database that cannot be
     /// reached is `E_UNAVAILABLE` naming it (without its password).
-    static func start(_ location: PostgresLocation, store: CollaborationStore, limits: ServerLimits, limiter: RequestLimiter,
-                      logger: Logger) async throws -> PostgresServerState {
+    static func start(_ location: PostgresLocation, store: CollaborationStore, limits: ServerLimits, sinks: SinkRegistry,
+                      limiter: RequestLimiter, logger: Logger) async throws -> PostgresServerState {
         let database = PostgresStore(location: location, logger: logger)
         database.start()
         let from: Int
@@ -55,7 +56,7 @@ final class PostgresServerState: ServerState {
             database.stop()
             throw error
         }
-        let outbox = PostgresOutbox(database: database, store: store, lease: limits.deliveryLease, logger: logger)
+        let outbox = PostgresOutbox(database: database, store: store, lease: limits.deliveryLease, registry: sinks, logger: logger)
         // Every hosted collaboration has its record before the first request: a push that lands
         // before a sweep would otherwise become its starting point, and its notices never sent.
         await outbox.sweep()

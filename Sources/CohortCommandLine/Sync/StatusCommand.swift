@@ -24,7 +24,7 @@ struct StatusCommand: CohortCommand {
     func execute() throws {
         let opened = try workspace.open()
         let status = try opened.syncStatus(remote: remote)
-        let sinks = try SinkConfiguration.load(opened.configurationFiles).map(\.name)
+        let sinks = try WorkspaceSinks.specs(opened).map(\.name)
         let pending = try opened.pendingNotices(forSinks: sinks)
         if json {
             let object: [String: Any] = [

@@ -117,6 +117,7 @@ struct ServeCommand: AsyncCohortCommand {
         )
         configuration.state = stateLocation
         configuration.trustedProxies = trustedProxies
+        configuration.sinks = CohortCommandLine.sinks
         let settings = configuration
         LoggingSystem.bootstrap { JSONLogHandler(label: $0, level: level) }
         let server = try await CohortServer(configuration: settings, logger: Logger(label: "cohort.serve"))

@@ -74,8 +74,9 @@ struct HookPostReceive: AsyncParsableCommand {
     func run() async throws {
         do {
             let input = try Files.readStandardInput(maxBytes: PreReceiveHook.maxInputBytes, what: "post-receive input")
-            for report in try await PostReceiveHook.run(input: input) {
+            for report in try await PostReceiveHook.run(input: input, registry: CohortCommandLine.sinks) {
                 var line = "cohort: \(report.sink): \(Terminal.count(report.delivered, "notice")) delivered"
+                if report.gaveUp > 0 { line += ", \(report.gaveUp) given up (see <git dir>/cohort/outbox/failures.jsonl)" }
                 if let reason = report.stoppedBecause { line += ", \(report.pending) waiting: \(reason)" }
                 Terminal.note(line)
             }

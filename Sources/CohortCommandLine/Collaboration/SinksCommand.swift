@@ -3,10 +3,8 @@ import CohortCollaboration
 import CohortGit
 import CohortIdentity
 import CohortNotices
-import CohortSinks
 import CohortWorkspace
 import Foundation
-import WebhookSink
 
 struct SinksCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -38,12 +36,13 @@ struct SinksList: CohortCommand {
 
     func execute() throws {
         let files = configurationFiles(workspace)
-        let specs = try SinkConfiguration.load(files)
+        let specs = try SinkConfiguration.load(files, registry: CohortCommandLine.sinks)
         if specs.isEmpty {
             Terminal.print("no sinks configured (looked in \(files.map(\.path).joined(separator: ", ")))")
         }
         for spec in specs {
-            Terminal.print("\(spec.name)  \(spec.kind.rawValue)  \(spec.location)")
+            let from = spec.history == .all ? "every notice, history included" : "notices from when it was added"
+            Terminal.print("\(spec.name)  \(spec.type)  \(from)  \(spec.location)")
         }
     }
 }
@@ -61,7 +60,7 @@ struct SinksTest: AsyncCohortCommand {
     @OptionGroup var workspace: WorkspaceOptions
 
     func execute() async throws {
-        let specs = try SinkConfiguration.load(configurationFiles(workspace)).filter { name == nil || $0.name == name }
+        let specs = try SinkConfiguration.load(configurationFiles(workspace), registry: CohortCommandLine.sinks).filter { name == nil || $0.name == name }
         guard !specs.isEmpty else {
             throw CohortError(.malformed, name.map { "no sink is named '\($0)'" } ?? "no sinks configured", hint: "see `cohort sinks list`")
         }
@@ -70,11 +69,12 @@ struct SinksTest: AsyncCohortCommand {
         let signer = try CollaborationSigner(home: home, context: context)
         let notice = Notice(type: .contentEdited, collaboration: context.identifier, actor: signer.root,
                             data: ["path": "cohort-sinks-test", "test": "true"], signer: signer.signer)
+        let delivery = NoticeDelivery(notice: notice, envelope: try Envelope.seal(notice, by: signer), salt: context.salt)
         var failed = false
         for spec in specs {
-            let sink = try SinkFactory.make(spec, stateDirectory: stateDirectory(workspace))
+            let sink = try spec.make(stateDirectory: stateDirectory(workspace))
             do {
-                try await sink.deliver(notice)
+                try await sink.deliver(delivery)
                 Terminal.note("\(spec.name): delivered")
             } catch {
                 failed = true
@@ -112,11 +112,10 @@ struct SinksReplay: AsyncCohortCommand {
             base = workspace.repository.gitDirectory.appendingPathComponent("cohort")
             files = workspace.configurationFiles
         }
-        guard let spec = try SinkConfiguration.load(files).first(where: { $0.name == name }) else {
+        guard let spec = try SinkConfiguration.load(files, registry: CohortCommandLine.sinks).first(where: { $0.name == name }) else {
             throw CohortError(.malformed, "no sink is named '\(name)'", hint: "see `cohort sinks list`")
         }
-        let sink = try SinkFactory.make(spec, stateDirectory: base.appendingPathComponent("sinks"))
-        try (sink as? WebhookNoticeSink)?.reenable()
+        let sink = try spec.make(stateDirectory: base.appendingPathComponent("sinks"))
         let report = try await NoticeOutbox(directory: base.appendingPathComponent("outbox")).replay(sink)
         await sink.shutdown()
         Terminal.print("\(name): \(report.delivered) delivered again" + (report.gaveUp > 0 ? ", \(report.gaveUp) still failing" : ""))

@@ -3,7 +3,6 @@ import CohortCollaboration
 import CohortGit
 import CohortIdentity
 import CohortNotices
-import CohortSinks
 import CohortVerification
 import CohortWorkspace
 import Foundation
@@ -24,7 +23,7 @@ struct NoticesList: AsyncCohortCommand {
         discussion: "With --follow, keeps watching the branch and prints notices as commits arrive (stop with Ctrl-C)."
     )
 
-    @Flag(help: "JSON Lines: {\"actor\", \"collaboration\", \"data\", \"id\", \"time\", \"type\"} per notice.")
+    @Flag(help: "JSON Lines, as the sinks write them: {\"actor\", \"collaboration\", \"data\", \"id\", \"signed\", \"time\", \"type\"} per notice.")
     var json = false
 
     @Flag(help: "Keep printing new notices as commits arrive.")
@@ -46,9 +45,12 @@ struct NoticesList: AsyncCohortCommand {
             let head = try workspace.head().commit
             if head != last {
                 do {
-                    let handles = json ? [:] : try workspace.state().membership.everyHandle
-                    for notice in try workspace.notices(since: last) {
-                        Terminal.write(json ? notice.sinkJSON() + Data("\n".utf8) : Data((notice.summary(handles: handles) + "\n").utf8))
+                    let state = try workspace.state()
+                    let handles = state.membership.everyHandle
+                    for signed in try workspace.signedNotices(since: last) {
+                        let delivery = NoticeDelivery(notice: signed.notice, actorHandle: handles[signed.notice.actor], envelope: signed.envelope,
+                                                      salt: state.context.salt)
+                        Terminal.write(json ? delivery.json() + Data("\n".utf8) : Data((delivery.summary + "\n").utf8))
                     }
                 } catch let violation as Violation {
                     throw violation.asError

@@ -1,8 +1,35 @@
 import ArgumentParser
 import CohortIdentity
+import CohortNotices
+import CohortSinks
 import Foundation
+import Synchronization
 
-@main
+/// The `cohort` command line as a library: a program that calls `main(sinks:)` is `cohort`, with the
+/// sink types it passes. Cohort's own executable passes the shipped ones; yours may add its own:
+///
+/// ```swift
+/// import CohortCommandLine
+/// await CohortCommandLine.main(sinks: CohortCommandLine.shippedSinks + [DigestSinkFactory()])
+/// ```
+public enum CohortCommandLine {
+    /// The sink types Cohort ships: `stdout`, `file`, `webhook`, `exec`.
+    public static var shippedSinks: [any NoticeSinkFactory] { ShippedSinks.factories }
+
+    private static let registered = Mutex(SinkRegistry([]))
+
+    /// The sink types this program was started with.
+    static var sinks: SinkRegistry { registered.withLock { $0 } }
+
+    /// Runs `cohort` with the arguments of this process, knowing the sink types `sinks` (later
+    /// entries replace earlier ones of the same `type`); never returns.
+    public static func main(sinks: [any NoticeSinkFactory]) async -> Never {
+        registered.withLock { $0 = SinkRegistry(sinks) }
+        await Cohort.main()
+        exit(0)
+    }
+}
+
 struct Cohort: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cohort",

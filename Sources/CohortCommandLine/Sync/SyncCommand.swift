@@ -2,7 +2,6 @@ import ArgumentParser
 import CohortIdentity
 import CohortNotices
 import CohortRemote
-import CohortSinks
 import CohortSync
 import CohortVerification
 import CohortWorkspace
