@@ -16,12 +16,14 @@ struct CLI {
 
     let home: URL
     let directory: URL
+    /// The program run: Cohort's own `cohort`, or another built on its command line.
+    var program: URL = CLI.binary
 
     /// Starts `cohort` with `arguments` in its own process and returns without waiting; standard
     /// output goes to `output` (nowhere by default), standard error nowhere.
     func start(_ arguments: [String], output: FileHandle = .nullDevice) throws -> Process {
         let process = Process()
-        process.executableURL = Self.binary
+        process.executableURL = program
         process.arguments = arguments
         process.currentDirectoryURL = directory
         process.environment = ProcessInfo.processInfo.environment.merging(["COHORT_HOME": home.path]) { $1 }
@@ -33,7 +35,7 @@ struct CLI {
 
     @discardableResult
     func run(_ arguments: [String], stdin: Data? = nil, home: URL? = nil) throws -> Result {
-        let result = try CohortTestSupport.run(Self.binary.path, arguments, in: directory,
+        let result = try CohortTestSupport.run(program.path, arguments, in: directory,
                                                environment: ["COHORT_HOME": (home ?? self.home).path], stdin: stdin)
         return Result(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }

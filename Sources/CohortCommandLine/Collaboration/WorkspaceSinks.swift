@@ -10,10 +10,14 @@ enum WorkspaceSinks {
         try SinkConfiguration.load(workspace.configurationFiles, registry: CohortCommandLine.sinks)
     }
 
-    /// Delivers the notices that arrived since the last delivery; nil when no sink is configured.
+    /// Delivers the notices that arrived since the last delivery; nil when no sink is configured
+    /// (the notices so far then count as seen: a sink added later starts after them).
     static func deliver(_ workspace: Workspace) async throws -> [NoticeOutbox.Report]? {
         let specs = try specs(workspace)
-        guard !specs.isEmpty else { return nil }
+        guard !specs.isEmpty else {
+            try workspace.markNoticesTakenIn(upTo: workspace.head().commit)
+            return nil
+        }
         do {
             return try await workspace.deliverNotices(to: specs)
         } catch let violation as Violation {
