@@ -2,6 +2,7 @@
 @_exported import struct CohortCollaboration.Notice
 @_exported import enum CohortCollaboration.NoticeType
 import CohortCollaboration
+import CohortIdentity
 import Foundation
 
 /// A destination for notices: a terminal, a file, a webhook, a program, or your own. It takes one
@@ -56,7 +57,8 @@ public struct NoticeDelivery: Sendable {
     /// compact JSON with sorted keys and ISO 8601 times,
     /// `{"actor", "collaboration", "data", "id", "time", "type", "signed"}`, where `signed` is
     /// `{"envelope", "root", "salt", "scheme"}`: the envelope as stored in the repository, the root
-    /// its proof must fold to (the actor), the collaboration's salt (base64) and the proof's scheme.
+    /// its proof must fold to (the actor), the collaboration's salt (32 hex digits, as
+    /// `cohort id root --salt` takes it) and the proof's scheme.
     public func json() -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -95,7 +97,7 @@ public struct NoticeDelivery: Sendable {
             actor = notice.actor
             data = notice.data
             signed = delivery.envelope.map {
-                Signed(envelope: $0, root: notice.actor, salt: delivery.salt?.base64EncodedString(), scheme: notice.signer.scheme.rawValue)
+                Signed(envelope: $0, root: notice.actor, salt: delivery.salt?.hexString, scheme: notice.signer.scheme.rawValue)
             }
         }
     }
