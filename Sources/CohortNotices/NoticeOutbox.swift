@@ -16,7 +16,7 @@ import Synchronization
 ///
 /// Layout of the directory: `log.jsonl` (`{"seq": N, "notice": {…}}` per line), `cursors/<sink>`
 /// (the last sequence number the sink is done with), `failures.jsonl` (notices a sink gave up on),
-/// `locks/` (the log's lock and one per sink).
+/// `runs/<sink>` (what the sink's last run did), `locks/` (the log's lock and one per sink).
 public final class NoticeOutbox: Sendable {
     /// Largest log read, in bytes.
     public static let maxLogBytes = 512 << 20
@@ -55,7 +55,7 @@ public final class NoticeOutbox: Sendable {
     }
 
     /// What one sink's run did.
-    public struct Report: Sendable {
+    public struct Report: Sendable, Codable {
         public let sink: String
         public let delivered: Int
         public let gaveUp: Int
@@ -188,7 +188,11 @@ public final class NoticeOutbox: Sendable {
         let first = await snapshot()
         return await withTaskGroup(of: Report.self) { group in
             for sink in sinks {
-                group.addTask { await self.run(sink, first) }
+                group.addTask {
+                    let report = await self.run(sink, first)
+                    self.recordRun(report)
+                    return report
+                }
             }
             var reports: [Report] = []
             for await report in group { reports.append(report) }
@@ -291,6 +295,31 @@ public final class NoticeOutbox: Sendable {
         return stop(at: entries.count, because: nil)
     }
 
+    /// A sink's standing, for `cohort status`: the notices it gave up on that are still recorded, and
+    /// why its last run stopped early (nil when it delivered everything it had).
+    public struct Standing: Sendable {
+        public let givenUp: Int
+        public let stoppedBecause: String?
+    }
+
+    public func standing(of sink: String) -> Standing {
+        let last = (try? AtomicFile.read(runURL(sink), maxBytes: 64 << 10, what: "last delivery"))
+            .flatMap { try? JSONDecoder().decode(Report.self, from: $0) }
+        let givenUp = ((try? readFailures()) ?? []).filter { $0.sink == sink }.count
+        return Standing(givenUp: givenUp, stoppedBecause: last?.stoppedBecause)
+    }
+
+    /// Keeps what a sink's last run did (`runs/<sink>`), for `standing(of:)`.
+    private func recordRun(_ report: Report) {
+        guard let data = try? JSONEncoder().encode(report) else { return }
+        try? AtomicFile.createDirectory(directory.appendingPathComponent("runs"), mode: 0o700)
+        try? AtomicFile.write(data, to: runURL(report.sink), mode: 0o600, replacing: true)
+    }
+
+    private func runURL(_ sink: String) -> URL {
+        directory.appendingPathComponent("runs/\(Self.fileName(for: sink))")
+    }
+
     // Cursors: one small file per sink, named by the sink's name made safe for a file system.
 
     private func cursorURL(_ sink: String) -> URL {
@@ -347,7 +376,7 @@ public final class NoticeOutbox: Sendable {
 }
 
 extension NoticeOutbox {
-    private struct FailureRecord: Codable {
+    fileprivate struct FailureRecord: Codable {
         var sink: String
         var seq: Int
         var id: String
@@ -396,7 +425,7 @@ extension NoticeOutbox {
         return Report(sink: sink.name, delivered: delivered, gaveUp: entries.count - delivered, pending: 0, stoppedBecause: nil)
     }
 
-    private func readFailures() throws -> [FailureRecord] {
+    fileprivate func readFailures() throws -> [FailureRecord] {
         let decoder = JSONDecoder()
         return try AtomicFile.readLines(failuresURL, maxBytes: Self.maxLogBytes, what: "delivery failures", repair: false)
             .compactMap { try? decoder.decode(FailureRecord.self, from: $0) }

@@ -67,6 +67,13 @@ extension Workspace {
         return pending
     }
 
+    /// How each sink named stands: the notices it gave up on, why its last run stopped early.
+    public func sinkStandings(_ names: [String]) throws -> [String: NoticeOutbox.Standing] {
+        guard !names.isEmpty else { return [:] }
+        let outbox = try NoticeOutbox(directory: outboxDirectory)
+        return Dictionary(uniqueKeysWithValues: names.map { ($0, outbox.standing(of: $0)) })
+    }
+
     /// Takes the notices that arrived since the last delivery into the workspace's outbox (a mention
     /// only if it mentions this workspace's own identity), then delivers what each sink has not had.
     /// A sink seen for the first time starts with what arrives from now on, or with

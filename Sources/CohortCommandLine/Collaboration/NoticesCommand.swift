@@ -79,7 +79,7 @@ struct NoticesDeliver: AsyncCohortCommand {
         }
         for report in reports {
             var line = "\(report.sink): \(report.delivered) delivered"
-            if report.gaveUp > 0 { line += ", \(report.gaveUp) given up (see .git/cohort/outbox/failures.jsonl)" }
+            if report.gaveUp > 0 { line += ", \(report.gaveUp) given up (see .git/cohort/outbox/failures.jsonl; `cohort sinks replay \(report.sink)` tries again)" }
             if let reason = report.stoppedBecause { line += ", \(report.pending) waiting: \(reason)" }
             Terminal.note(line)
         }

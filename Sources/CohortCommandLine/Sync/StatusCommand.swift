@@ -26,6 +26,7 @@ struct StatusCommand: CohortCommand {
         let status = try opened.syncStatus(remote: remote)
         let sinks = try WorkspaceSinks.specs(opened).map(\.name)
         let pending = try opened.pendingNotices(forSinks: sinks)
+        let standings = try opened.sinkStandings(sinks)
         if json {
             let object: [String: Any] = [
                 "changes": status.changes.map { ["kind": Self.kind($0.kind), "path": $0.newPath ?? $0.oldPath ?? "", "oldPath": $0.oldPath ?? NSNull()] as [String: Any] },
@@ -35,6 +36,10 @@ struct StatusCommand: CohortCommand {
                 "lastSummary": status.lastSummary ?? NSNull(),
                 "interrupted": status.interrupted, "readOnly": status.readOnly,
                 "pendingNotices": pending.values.reduce(0, +), "pendingBySink": pending,
+                "sinks": sinks.map { name in
+                    ["name": name, "pending": pending[name] ?? 0, "givenUp": standings[name]?.givenUp ?? 0,
+                     "stoppedBecause": standings[name]?.stoppedBecause ?? NSNull()] as [String: Any]
+                },
                 "unwritten": status.unwritten.map { ["path": $0.path, "reason": $0.reason] },
                 "running": status.running.map { ["pid": Int($0.pid), "host": $0.host, "since": $0.since.formatted(.iso8601)] as [String: Any] } ?? NSNull(),
                 "savedAside": opened.savedAside().map { $0.folder.path },
@@ -81,6 +86,13 @@ struct StatusCommand: CohortCommand {
             Terminal.print("notices: no sinks configured (see `cohort sinks list`)")
         } else {
             Terminal.print("notices not yet delivered: " + sinks.map { "\(pending[$0] ?? 0) to \($0)" }.joined(separator: ", "))
+            for name in sinks {
+                guard let standing = standings[name] else { continue }
+                if let reason = standing.stoppedBecause { Terminal.print("sink \(name): its last delivery stopped: \(reason)") }
+                if standing.givenUp > 0 {
+                    Terminal.print("sink \(name): gave up on \(Terminal.count(standing.givenUp, "notice")) (`cohort sinks replay \(name)` tries again)")
+                }
+            }
         }
     }
 

@@ -166,8 +166,10 @@ enum SyncRun {
         }
         if report.pushed { lines.append("pushed") }
         if let delivered {
-            for sink in delivered where sink.delivered > 0 || sink.stoppedBecause != nil {
-                lines.append("notices: \(sink.delivered) delivered to \(sink.sink)" + (sink.stoppedBecause.map { ", \(sink.pending) waiting: \($0)" } ?? ""))
+            for sink in delivered where sink.delivered > 0 || sink.gaveUp > 0 || sink.stoppedBecause != nil {
+                lines.append("notices: \(sink.delivered) delivered to \(sink.sink)"
+                             + (sink.gaveUp > 0 ? ", \(sink.gaveUp) given up (`cohort sinks replay \(sink.sink)` tries again)" : "")
+                             + (sink.stoppedBecause.map { ", \(sink.pending) waiting: \($0)" } ?? ""))
             }
         }
         if let failure = report.failure { lines.append("stopped at \(failure.step.rawValue)") }
@@ -198,6 +200,10 @@ enum SyncRun {
             "resumed": report.resumed,
             "rounds": report.rounds,
             "noticesDelivered": delivered?.reduce(0) { $0 + $1.delivered } ?? 0,
+            "sinks": (delivered ?? []).map {
+                ["name": $0.sink, "delivered": $0.delivered, "givenUp": $0.gaveUp, "pending": $0.pending,
+                 "stoppedBecause": $0.stoppedBecause ?? NSNull()] as [String: Any]
+            },
             "summary": report.summaryLine,
             "exitStatus": exitStatus(report),
         ]

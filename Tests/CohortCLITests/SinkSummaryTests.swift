@@ -1,0 +1,54 @@
+import CohortTestSupport
+import Foundation
+import Testing
+
+/// A sink that gave up, or stopped on a failure, shows in every summary: `notices deliver`, `sync`
+/// (text and JSON) and `status` (text and JSON), with its reason.
+@Suite struct SinkSummaryTests {
+    @Test func failingSinksAreNamedWithTheirReasons() throws {
+        let sandbox = try Sandbox()
+        let ann = try sandbox.recipes(["bread.md": "flour\n"])
+        #expect(try run("git", ["init", "-q", "--bare", sandbox.path("origin.git").path], in: sandbox.url).status == 0)
+        #expect(try run("git", ["remote", "add", "origin", sandbox.path("origin.git").path], in: sandbox.path("recipes")).status == 0)
+        let closed = try freePort()
+        try sandbox.write("recipes/.git/cohort/config.toml", """
+            [[sinks]]
+            type = "exec"
+            name = "refuser"
+            command = ["sh", "-c", "echo not for me >&2; exit 3"]
+            history = "all"
+
+            [[sinks]]
+            type = "webhook"
+            name = "down"
+            url = "http://127.0.0.1:\(closed)/hooks"
+            secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+            timeout = 2
+            history = "all"
+
+            """)
+        let delivered = try ann.run(["notices", "deliver"])
+        #expect(delivered.status == 0)
+        #expect(delivered.stderr.contains("refuser: 0 delivered, 1 given up") && delivered.stderr.contains("cohort sinks replay refuser"), "\(delivered.stderr)")
+        #expect(delivered.stderr.contains("down: 0 delivered, 1 waiting: down: "), "\(delivered.stderr)")
+
+        let status = try ann.run(["status"])
+        #expect(status.stdout.contains("sink refuser: gave up on 1 notice"), "\(status.stdout)")
+        #expect(status.stdout.contains("sink down: its last delivery stopped: down: "), "\(status.stdout)")
+        let json = try #require(jsonLines(try ann.run(["status", "--json"]).stdout).first)
+        let sinks = try #require(json["sinks"] as? [[String: Any]])
+        #expect(sinks.first { $0["name"] as? String == "refuser" }?["givenUp"] as? Int == 1)
+        #expect((sinks.first { $0["name"] as? String == "down" }?["stoppedBecause"] as? String)?.hasPrefix("down: ") == true)
+
+        try sandbox.write("recipes/bread.md", "flour\nwater\n")
+        let synced = try ann.run(["sync"])
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(synced.stdout.contains("notices: 0 delivered to refuser, 1 given up"), "\(synced.stdout)")
+        #expect(synced.stdout.contains("notices: 0 delivered to down, "), "\(synced.stdout)")
+        try sandbox.write("recipes/bread.md", "flour\nwater\nsalt\n")
+        let report = try #require(jsonLines(try ann.run(["sync", "--json"]).stdout).first)
+        let reported = try #require(report["sinks"] as? [[String: Any]])
+        #expect(reported.first { $0["name"] as? String == "refuser" }?["givenUp"] as? Int == 1, "\(reported)")
+        #expect(reported.first { $0["name"] as? String == "down" }?["stoppedBecause"] is String, "\(reported)")
+    }
+}
