@@ -316,7 +316,7 @@ complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options 
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort notices" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_positional "cohort notices" -eq 1' -fa 'list' -d 'The collaboration\'s notices, oldest first, from verified history.'
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_positional "cohort notices" -eq 1' -fa 'deliver' -d 'Deliver the notices that arrived since the last delivery to the configured sinks.'
-complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort notices list" json' -l 'json' -d 'JSON Lines: {"actor", "collaboration", "data", "id", "time", "type"} per notice.'
+complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort notices list" json' -l 'json' -d 'JSON Lines, as the sinks write them: {"actor", "collaboration", "data", "id", "signed", "time", "type"} per notice.'
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort notices list" follow' -l 'follow' -d 'Keep printing new notices as commits arrive.'
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort notices list" interval' -l 'interval' -d 'Seconds between checks with --follow.' -rfka ''
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort notices list" workspace' -l 'workspace' -d 'The workspace (default: the one containing the current directory).' -rfka ''
