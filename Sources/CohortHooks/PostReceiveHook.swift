@@ -19,7 +19,8 @@ public enum PostReceiveHook {
     /// Takes the notices of the pushed branches' new commits into the outbox and delivers to the
     /// sinks configured, of the types `registry` knows. Returns the sinks' reports (empty when none is
     /// configured). A sink seen for the first time starts with this push, or with `history = "all"`,
-    /// with the notices of every branch's whole history.
+    /// with everything the outbox holds: the first push after sinks are configured takes every
+    /// branch's history before it in first, ahead of placing any sink.
     public static func run(input: Data, registry: SinkRegistry) async throws -> [NoticeOutbox.Report] {
         let updates = try PreReceiveHook.updates(from: input)
         let repository = try Repository.openFromEnvironment()
@@ -30,24 +31,30 @@ public enum PostReceiveHook {
         let specs = try SinkConfiguration.load(files, registry: registry)
         // No sink, nothing to keep: notices stay in the repository, where any later reader finds them.
         guard !specs.isEmpty else { return [] }
-        let state = repository.gitDirectory.appendingPathComponent("cohort/sinks")
-        let sinks = try specs.map { try $0.make(stateDirectory: state) }
         let outbox = try NoticeOutbox(directory: repository.gitDirectory.appendingPathComponent("cohort/outbox"))
+        if !outbox.hasLog {
+            try await outbox.accept(noticesAdded(by: commitsBefore(updates, in: repository), in: repository))
+        }
+        try await outbox.place(specs)
         var commits: [ObjectID] = []
-        if try await outbox.place(specs).isEmpty {
-            for update in updates where update.name.hasPrefix("refs/heads/") && !update.isDeletion {
-                guard let tip = repository.peelToCommit(update.new) else { continue }
-                let old = update.isCreation ? [] : [update.old].filter { repository.contains($0) }
-                commits += try repository.commits(from: tip, hiding: old)
-            }
-        } else {
-            let tips = try repository.referenceTips().filter { $0.key.hasPrefix("refs/heads/") }.values.compactMap { repository.peelToCommit($0) }
-            commits = try repository.commits(fromAll: Array(tips), hiding: [])
+        for update in updates where update.name.hasPrefix("refs/heads/") && !update.isDeletion {
+            guard let tip = repository.peelToCommit(update.new) else { continue }
+            let old = update.isCreation ? [] : [update.old].filter { repository.contains($0) }
+            commits += try repository.commits(from: tip, hiding: old)
         }
         try await outbox.accept(noticesAdded(by: commits, in: repository))
-        let reports = await outbox.deliver(to: sinks)
-        for sink in sinks { await sink.shutdown() }
-        return reports
+        return await outbox.deliver(to: specs, stateDirectory: repository.gitDirectory.appendingPathComponent("cohort/sinks"))
+    }
+
+    /// Every commit the branches reached before this push: what they point at now, but the pushed
+    /// ones where they were.
+    static func commitsBefore(_ updates: [RefUpdate], in repository: Repository) throws -> [ObjectID] {
+        var tips = try repository.referenceTips().filter { $0.key.hasPrefix("refs/heads/") }
+        for update in updates where update.name.hasPrefix("refs/heads/") {
+            tips[update.name] = update.isCreation ? nil : update.old
+        }
+        let before = tips.values.compactMap { repository.contains($0) ? repository.peelToCommit($0) : nil }
+        return try repository.commits(fromAll: before, hiding: [])
     }
 
     /// The notices `commits` add, each once, ready for the sinks: with the actors' handles as the

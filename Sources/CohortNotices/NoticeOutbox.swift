@@ -85,6 +85,9 @@ public final class NoticeOutbox: Sendable {
 
     var logURL: URL { directory.appendingPathComponent("log.jsonl") }
 
+    /// Whether notices were ever taken in here (the log exists).
+    public var hasLog: Bool { FileManager.default.fileExists(atPath: logURL.path) }
+
     private var logLockURL: URL { directory.appendingPathComponent("locks/log") }
 
     private var busyLog: CohortError {
@@ -145,24 +148,20 @@ public final class NoticeOutbox: Sendable {
     }
 
     /// Gives each sink seen for the first time (no place yet) its place: the log's end, so that it
-    /// receives what comes from now on, or with `history = "all"` its start. Call it before taking
-    /// in the notices a new sink should have. Returns the sinks placed at the start, whose caller may
-    /// take the collaboration's earlier notices in for them.
-    @discardableResult
-    public func place(_ sinks: [SinkSpec]) async throws -> [String] {
+    /// receives what is taken in from now on, or with `history = "all"` its start, so that it
+    /// receives everything the log holds too. Call it before taking in the notices a new sink should
+    /// have, and after taking in the history it should not.
+    public func place(_ sinks: [SinkSpec]) async throws {
         let fresh = sinks.filter { !FileManager.default.fileExists(atPath: cursorURL($0.name).path) }
-        guard !fresh.isEmpty else { return [] }
-        return try await withLogLock {
+        guard !fresh.isEmpty else { return }
+        try await withLogLock {
             let end = try state.withLock { state in
                 try refresh(&state)
                 return state.nextSeq - 1
             }
-            var whole: [String] = []
             for sink in fresh where !FileManager.default.fileExists(atPath: cursorURL(sink.name).path) {
                 try writeCursor(sink.name, sink.history == .all ? 0 : end)
-                if sink.history == .all { whole.append(sink.name) }
             }
-            return whole
         }
     }
 
@@ -170,6 +169,34 @@ public final class NoticeOutbox: Sendable {
     public func pending(for sink: String) throws -> [Entry] {
         let cursor = try readCursor(sink)
         return try Self.readLog(logURL, repair: false).filter { $0.seq > cursor }
+    }
+
+    /// The notices the sink `spec` describes has not dealt with yet; for one not placed yet, what
+    /// `place` would give it (nothing of the log, or all of it with `history = "all"`).
+    public func pending(for spec: SinkSpec) throws -> [Entry] {
+        if !FileManager.default.fileExists(atPath: cursorURL(spec.name).path), spec.history == .new { return [] }
+        return try pending(for: spec.name)
+    }
+
+    /// Builds the sinks `specs` describe, their state under `stateDirectory`, and delivers to them
+    /// (see `deliver(to:)`), shutting them down after. A sink that cannot be built is reported as
+    /// stopped, its notices left waiting, and the others go on.
+    public func deliver(to specs: [SinkSpec], stateDirectory: URL) async -> [Report] {
+        var sinks: [any NoticeSink] = []
+        var unbuilt: [Report] = []
+        for spec in specs {
+            do {
+                sinks.append(try spec.make(stateDirectory: stateDirectory))
+            } catch {
+                let waiting = (try? pending(for: spec).count) ?? 0
+                let report = Report(sink: spec.name, delivered: 0, gaveUp: 0, pending: waiting, stoppedBecause: "the sink cannot start: \(error)")
+                recordRun(report)
+                unbuilt.append(report)
+            }
+        }
+        let reports = await deliver(to: sinks)
+        for sink in sinks { await sink.shutdown() }
+        return (reports + unbuilt).sorted { $0.sink < $1.sink }
     }
 
     /// The log as it stands, read under the log's lock (so never a line an append that failed is
@@ -310,7 +337,7 @@ public final class NoticeOutbox: Sendable {
     }
 
     /// Keeps what a sink's last run did (`runs/<sink>`), for `standing(of:)`.
-    private func recordRun(_ report: Report) {
+    func recordRun(_ report: Report) {
         guard let data = try? JSONEncoder().encode(report) else { return }
         try? AtomicFile.createDirectory(directory.appendingPathComponent("runs"), mode: 0o700)
         try? AtomicFile.write(data, to: runURL(report.sink), mode: 0o600, replacing: true)

@@ -24,12 +24,13 @@ extension Workspace {
         try signedNotices(since: since).map(\.notice)
     }
 
-    /// The same notices with the envelopes they are stored in.
-    public func signedNotices(since: ObjectID? = nil) throws -> [SignedNotice] {
+    /// The same notices with the envelopes they are stored in; up to `upTo` (an ancestor of HEAD)
+    /// instead of HEAD when given.
+    public func signedNotices(since: ObjectID? = nil, upTo: ObjectID? = nil) throws -> [SignedNotice] {
         let head = try head().commit
         _ = try repository.verifyHistory(to: head)
         let hidden = since.map { [$0] }.flatMap { ids in ids.filter { repository.contains($0) } } ?? []
-        return try repository.signedNoticesAdded(by: repository.commits(from: head, hiding: hidden))
+        return try repository.signedNoticesAdded(by: repository.commits(from: upTo ?? head, hiding: hidden))
     }
 
     /// The notices for this workspace's sinks that arrived since the last delivery (a mention only
@@ -38,32 +39,35 @@ extension Workspace {
         try undeliveredNotices(in: state(), since: lastDelivered()).map(\.notice)
     }
 
-    /// The commit the last delivery took notices in up to (nil before the first).
+    /// The commit the last round took notices in up to (nil before the first).
     private func lastDelivered() -> ObjectID? {
         (try? AtomicFile.read(seenURL, maxBytes: 64, what: "last delivered commit"))
             .flatMap { try? ObjectID(hex: String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
-    /// Records that the notices up to `commit` were there before this workspace's sinks could have
-    /// had them (a clone's history): a sink that asks for everything takes them in all the same.
+    /// Records that the notices up to `commit` were there before this workspace's sinks could have had
+    /// them (a clone's history): the first round takes them in as history, before placing any sink.
     public func markNoticesTakenIn(upTo commit: ObjectID) throws {
         try AtomicFile.write(Data((commit.hex + "\n").utf8), to: seenURL, mode: 0o644, replacing: true)
     }
 
-    private func undeliveredNotices(in state: CollaborationState, since lastSeen: ObjectID?) throws -> [SignedNotice] {
+    private func undeliveredNotices(in state: CollaborationState, since lastSeen: ObjectID?, upTo: ObjectID? = nil) throws -> [SignedNotice] {
         let me = try signer(for: state).root.hex
-        return try signedNotices(since: lastSeen)
+        return try signedNotices(since: lastSeen, upTo: upTo)
             .filter { $0.notice.type != .mention || $0.notice.data["mentioned"] == me }
     }
 
-    /// For each sink named: the notices it has not had yet, those waiting in the outbox past its place
-    /// and those that arrived since the outbox last took notices in. No sinks, nothing pending.
-    public func pendingNotices(forSinks names: [String]) throws -> [String: Int] {
-        guard !names.isEmpty else { return [:] }
-        let arrived = try undeliveredNotices().count
+    /// For each sink: the notices it has not had yet, those waiting in the outbox past its place and
+    /// those that arrived since the outbox last took notices in. No sinks, nothing pending.
+    public func pendingNotices(for specs: [SinkSpec]) throws -> [String: Int] {
+        guard !specs.isEmpty else { return [:] }
         let outbox = try NoticeOutbox(directory: outboxDirectory)
+        let last = lastDelivered()
+        // Before the first round, what the history holds is not news to a new sink.
+        let history = outbox.hasLog ? 0 : try undeliveredNotices(in: state(), since: nil, upTo: last).count
+        let arrived = !outbox.hasLog && last == nil ? 0 : try undeliveredNotices().count
         var pending: [String: Int] = [:]
-        for name in names { pending[name] = try outbox.pending(for: name).count + arrived }
+        for spec in specs { pending[spec.name] = try outbox.pending(for: spec).count + arrived + (spec.history == .all ? history : 0) }
         return pending
     }
 
@@ -74,24 +78,30 @@ extension Workspace {
         return Dictionary(uniqueKeysWithValues: names.map { ($0, outbox.standing(of: $0)) })
     }
 
-    /// Takes the notices that arrived since the last delivery into the workspace's outbox (a mention
-    /// only if it mentions this workspace's own identity), then delivers what each sink has not had.
-    /// A sink seen for the first time starts with what arrives from now on, or with
-    /// `history = "all"`, with the whole verified history.
+    /// One round: takes the notices that arrived since the last round into the workspace's outbox (a
+    /// mention only if it mentions this workspace's own identity), then delivers to each sink what it
+    /// has not had. The outbox keeps them with no sink configured too, for sinks added later.
+    ///
+    /// A sink seen for the first time starts with what arrives from now on, or with `history =
+    /// "all"`, with everything the outbox holds. The first round takes the history before it in (a
+    /// clone's, or one from before the outbox) ahead of placing any sink, so it reaches only those.
     public func deliverNotices(to specs: [SinkSpec]) async throws -> [NoticeOutbox.Report] {
-        let sinks = try specs.map { try $0.make(stateDirectory: sinkStateDirectory) }
         let outbox = try NoticeOutbox(directory: outboxDirectory)
         let head = try head().commit
         let state = try state()
-        let whole = try await outbox.place(specs)
         let handles = state.membership.everyHandle
-        let arrived = try undeliveredNotices(in: state, since: whole.isEmpty ? lastDelivered() : nil)
-        try await outbox.accept(arrived.map {
-            NoticeDelivery(notice: $0.notice, actorHandle: handles[$0.notice.actor], envelope: $0.envelope, salt: state.context.salt)
-        })
+        func deliveries(_ signed: [SignedNotice]) -> [NoticeDelivery] {
+            signed.map { NoticeDelivery(notice: $0.notice, actorHandle: handles[$0.notice.actor], envelope: $0.envelope, salt: state.context.salt) }
+        }
+        var since = lastDelivered()
+        if !outbox.hasLog {
+            let history = since ?? head
+            try await outbox.accept(deliveries(undeliveredNotices(in: state, since: nil, upTo: history)))
+            since = history
+        }
+        try await outbox.place(specs)
+        try await outbox.accept(deliveries(undeliveredNotices(in: state, since: since)))
         try markNoticesTakenIn(upTo: head)
-        let reports = await outbox.deliver(to: sinks)
-        for sink in sinks { await sink.shutdown() }
-        return reports
+        return await outbox.deliver(to: specs, stateDirectory: sinkStateDirectory)
     }
 }

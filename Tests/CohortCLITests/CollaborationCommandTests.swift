@@ -141,17 +141,20 @@ import Testing
         [[sinks]]
         type = "file"
         path = "../../../notices.jsonl"
+        history = "all"
 
         [[sinks]]
         type = "exec"
         name = "python"
         command = ["python3", "../../../sink.py", "../../../exec.jsonl"]
+        history = "all"
 
         [[sinks]]
         type = "stdout"
+        history = "all"
         """)
         let sinks = try inside.run(["sinks", "list"])
-        #expect(sinks.stdout.contains("python  exec") && sinks.stdout.contains("  file  "), "\(sinks.stdout)\(sinks.stderr)")
+        #expect(sinks.stdout.contains("python  exec  every notice, history included") && sinks.stdout.contains("  file  "), "\(sinks.stdout)\(sinks.stderr)")
         let delivered = try inside.run(["notices", "deliver"])
         #expect(delivered.status == 0, "\(delivered.stderr)")
         // The readable line names the actor by handle.
@@ -190,6 +193,7 @@ import Testing
         type = "exec"
         name = "slow"
         command = ["python3", "../../../slow-sink.py", "../../../seen.txt", "../../../slowed"]
+        history = "all"
         """)
         let inside = CLI(home: sandbox.path("ann"), directory: sandbox.path("recipes"))
         let process = try inside.start(["notices", "deliver"])

@@ -23,11 +23,13 @@ import Testing
         [[sinks]]
         type = "file"
         path = "../../../notices.jsonl"
+        history = "all"
 
         [[sinks]]
         type = "webhook"
         url = "\(receiver.url)"
         secret = "\(Self.secret)"
+        history = "all"
         """)
         // Three at once over the first 39 notices, then twice more over notices committed between.
         #expect(try Self.race(3, in: inside).allSatisfy { $0 == 0 })

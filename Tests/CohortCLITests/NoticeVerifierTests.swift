@@ -9,8 +9,8 @@ import Testing
     static let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
     static let verifier = ExamplePackageTests.root.appendingPathComponent("Plugins/Examples/verify_notice.py")
 
-    static func verify(_ delivery: Data, trusting roots: [String], in sandbox: Sandbox) throws -> ProcessResult {
-        try run("python3", [verifier.path] + roots, in: sandbox.url, stdin: delivery)
+    static func verify(_ delivery: Data, in collaboration: String, trusting roots: [String], in sandbox: Sandbox) throws -> ProcessResult {
+        try run("python3", [verifier.path, "--collaboration", collaboration] + roots, in: sandbox.url, stdin: delivery)
     }
 
     static func line(_ object: [String: Any]) throws -> Data {
@@ -55,24 +55,33 @@ import Testing
         try #require(expected >= 2 && filed.count == expected && executed.count == expected && posted.count == expected,
                      "\(expected) notices: \(filed.count) filed, \(executed.count) run, \(posted.count) posted")
 
-        // The receiver knows Ann's card: her root for this collaboration comes from it, with the
-        // identifier and salt the delivery carries.
-        let first = try #require(try JSONSerialization.jsonObject(with: filed[0]) as? [String: Any])
-        let signed = try #require(first["signed"] as? [String: Any])
-        let salt = try #require(signed["salt"] as? String)
-        let root = try ann.run(["id", "root", "--collaboration", try #require(first["collaboration"] as? String), "--salt", salt])
-            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(root.count == 64 && first["actor"] as? String == root)
+        // The receiver knows the collaboration and Ann's root beforehand, never from a delivery: here
+        // from the signed collaboration file and her card, with the collaboration's own salt.
+        let file = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: sandbox.path("recipes/.cohort/collaboration.json"))) as? [String: Any])
+        let payload = try #require(Data(base64Encoded: file["payload"] as? String ?? ""))
+        let collaborationFile = try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])
+        let identifier = try #require(collaborationFile["identifier"] as? String)
+        let salt = try #require(Data(base64Encoded: collaborationFile["salt"] as? String ?? "")).map { String(format: "%02x", $0) }.joined()
+        let root = try ann.run(["id", "root", "--collaboration", identifier, "--salt", salt]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let participants = try ann.run(["participants", "list", "--json"]).stdout
+        #expect(root.count == 64 && participants.contains(root))
         for delivery in filed + executed + posted {
-            let checked = try Self.verify(delivery, trusting: [root], in: sandbox)
+            let checked = try Self.verify(delivery, in: identifier, trusting: [root], in: sandbox)
             #expect(checked.status == 0 && checked.stdout.hasPrefix("ok "), "\(checked.stdout) \(checked.stderr)")
         }
+
+        // Ann's own test notice is signed by her too, for another collaboration: refused here.
+        let test = try ann.run(["sinks", "test", "file:\(sandbox.path("filed.jsonl").path)"])
+        #expect(test.status == 0, "\(test.stderr)")
+        let tested = try #require(try sandbox.read("filed.jsonl").split(separator: "\n").last.map { Data($0.utf8) })
+        let foreign = try Self.verify(tested, in: identifier, trusting: [root], in: sandbox)
+        #expect(foreign.status == 1 && foreign.stdout.contains("signed for collaboration 'cohort-sinks-test'"), "\(foreign.stdout)")
 
         // Altered on the way, each is refused, whatever the transport's own signature said.
         func refused(_ change: (inout [String: Any]) -> Void, trusting roots: [String] = [root]) throws -> String {
             var object = try #require(try JSONSerialization.jsonObject(with: filed[filed.count - 1]) as? [String: Any])
             change(&object)
-            let result = try Self.verify(try Self.line(object), trusting: roots, in: sandbox)
+            let result = try Self.verify(try Self.line(object), in: identifier, trusting: roots, in: sandbox)
             #expect(result.status == 1, "\(result.stdout)")
             return result.stdout
         }
@@ -96,5 +105,10 @@ import Testing
             $0["signed"] = signed
         }.contains("the signature does not verify"))
         #expect(try refused { $0["signed"] = nil }.contains("no signed notice"))
+        // A second "data" in front of the signed one, for a reader that keeps the first it sees.
+        let text = String(decoding: filed[filed.count - 1], as: UTF8.self)
+        let doubled = "{\"data\":{\"path\":\"evil.md\"}," + text.dropFirst()
+        let twice = try Self.verify(Data(doubled.utf8), in: identifier, trusting: [root], in: sandbox)
+        #expect(twice.status == 1 && twice.stdout.contains("a key is named twice"), "\(twice.stdout)")
     }
 }

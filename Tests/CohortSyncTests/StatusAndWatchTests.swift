@@ -34,14 +34,21 @@ struct StatusAndWatchTests {
         #expect(after["ahead"] as? Int == 0 && after["behind"] as? Int == 0)
         // No sinks: nothing is waiting for one. With a sink, what it has not had, by name.
         #expect(after["pendingNotices"] as? Int == 0)
-        try Data("[[sinks]]\ntype = \"file\"\nname = \"log\"\npath = \"notices.jsonl\"\n".utf8)
+        // A sink added now starts from now; one with history = "all" has what the syncs took in.
+        try Data("[[sinks]]\ntype = \"file\"\nname = \"log\"\npath = \"notices.jsonl\"\n\n[[sinks]]\ntype = \"file\"\nname = \"all\"\npath = \"all.jsonl\"\nhistory = \"all\"\n".utf8)
             .write(to: bo.appendingPathComponent(".git/cohort/config.toml"))
         let withSink = try #require(JSONSerialization.jsonObject(with: Data(try fixture.cohort(["status", "--json"], in: bo, as: home).stdout.utf8)) as? [String: Any])
         let bySink = try #require(withSink["pendingBySink"] as? [String: Int])
-        #expect((bySink["log"] ?? 0) > 0, "\(withSink)")
-        #expect(try fixture.cohort(["notices", "deliver"], in: bo, as: home).status == 0)
+        #expect(bySink["log"] == 0 && (bySink["all"] ?? 0) > 0, "\(withSink)")
+        try fixture.write("500 g flour\nann\nmore\n", "bread/sourdough.md", in: fixture.ann)
+        #expect(try fixture.sync(fixture.ann, as: fixture.scenario.ann.home).status == 0)
+        #expect(try fixture.sync(bo, as: home).status == 0)
         let delivered = try fixture.cohort(["status"], in: bo, as: home).stdout
-        #expect(delivered.contains("notices not yet delivered: 0 to log"), "\(delivered)")
+        #expect(delivered.contains("notices not yet delivered: 0 to log, 0 to all"), "\(delivered)")
+        let logged = try String(decoding: Data(contentsOf: bo.appendingPathComponent(".git/cohort/notices.jsonl")), as: UTF8.self)
+        #expect(logged.split(separator: "\n").count == 1 && logged.contains("bread/sourdough.md"), "\(logged)")
+        let all = try String(decoding: Data(contentsOf: bo.appendingPathComponent(".git/cohort/all.jsonl")), as: UTF8.self)
+        #expect(all.split(separator: "\n").count == (bySink["all"] ?? 0) + 1)
     }
 
     @Test("watch syncs when changes settle, and stops cleanly on SIGTERM", .timeLimit(.minutes(3)))

@@ -18,7 +18,7 @@ import Testing
         try scenario.pull(into: bo, from: scenario.owner)
 
         let memory = MemoryNoticeSink()
-        _ = try await bo.deliverNotices(to: [memory.spec()])
+        _ = try await bo.deliverNotices(to: [memory.spec(history: .all)])
         let types = memory.notices.map(\.type)
         #expect(types.filter { $0 == .contentCommented }.count == 2)
         let mentions = memory.notices.filter { $0.type == .mention }
@@ -28,14 +28,40 @@ import Testing
 
         // Nothing twice; only what is new next time.
         let count = memory.notices.count
-        _ = try await bo.deliverNotices(to: [memory.spec()])
+        _ = try await bo.deliverNotices(to: [memory.spec(history: .all)])
         #expect(memory.notices.count == count)
         try scenario.write("new\n", to: "new.md", in: scenario.owner)
         _ = try #require(try scenario.owner.commitChanges(message: "new"))
         try scenario.pull(into: bo, from: scenario.owner)
-        _ = try await bo.deliverNotices(to: [memory.spec()])
+        _ = try await bo.deliverNotices(to: [memory.spec(history: .all)])
         #expect(memory.notices.count == count + 1)
         #expect(memory.notices.last?.data["path"] == "new.md")
+    }
+
+    /// A new sink starts from now and one asking for everything gets the history, side by side,
+    /// neither flooding the other; a sink added later starts from then.
+    @Test func newSinksStartFromNowUnlessTheyAskForEverything() async throws {
+        let scenario = try Scenario()
+        let bo = try scenario.clone("bo", for: scenario.bo.home)
+        let fresh = MemoryNoticeSink(name: "fresh")
+        let everything = MemoryNoticeSink(name: "everything")
+        let history = try bo.notices().filter { $0.type != .mention }.count
+        _ = try await bo.deliverNotices(to: [fresh.spec(), everything.spec(history: .all)])
+        #expect(fresh.notices.isEmpty && everything.notices.count == history)
+
+        try scenario.write("new\n", to: "new.md", in: scenario.owner)
+        _ = try #require(try scenario.owner.commitChanges(message: "new"))
+        try scenario.pull(into: bo, from: scenario.owner)
+        let later = MemoryNoticeSink(name: "later")
+        _ = try await bo.deliverNotices(to: [fresh.spec(), everything.spec(history: .all)])
+        #expect(fresh.notices.map { $0.data["path"] } == ["new.md"] && everything.notices.count == history + 1)
+        // Added after that round: only what comes next.
+        _ = try await bo.deliverNotices(to: [fresh.spec(), everything.spec(history: .all), later.spec()])
+        #expect(later.notices.isEmpty)
+        _ = try scenario.owner.comment(on: "new.md", text: "nice")
+        try scenario.pull(into: bo, from: scenario.owner)
+        _ = try await bo.deliverNotices(to: [fresh.spec(), everything.spec(history: .all), later.spec()])
+        #expect(later.notices.map(\.type) == [.contentCommented] && fresh.notices.count == 2 && everything.notices.count == history + 2)
     }
 
     @Test func listingIsVerifiedAndInOrder() throws {

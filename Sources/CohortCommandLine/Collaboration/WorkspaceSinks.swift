@@ -10,16 +10,13 @@ enum WorkspaceSinks {
         try SinkConfiguration.load(workspace.configurationFiles, registry: CohortCommandLine.sinks)
     }
 
-    /// Delivers the notices that arrived since the last delivery; nil when no sink is configured
-    /// (the notices so far then count as seen: a sink added later starts after them).
+    /// Takes the notices that arrived into the outbox and delivers them; nil when no sink is
+    /// configured (the outbox keeps them for sinks added later).
     static func deliver(_ workspace: Workspace) async throws -> [NoticeOutbox.Report]? {
         let specs = try specs(workspace)
-        guard !specs.isEmpty else {
-            try workspace.markNoticesTakenIn(upTo: workspace.head().commit)
-            return nil
-        }
         do {
-            return try await workspace.deliverNotices(to: specs)
+            let reports = try await workspace.deliverNotices(to: specs)
+            return specs.isEmpty ? nil : reports
         } catch let violation as Violation {
             throw violation.asError
         }

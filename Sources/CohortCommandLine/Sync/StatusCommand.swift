@@ -24,8 +24,9 @@ struct StatusCommand: CohortCommand {
     func execute() throws {
         let opened = try workspace.open()
         let status = try opened.syncStatus(remote: remote)
-        let sinks = try WorkspaceSinks.specs(opened).map(\.name)
-        let pending = try opened.pendingNotices(forSinks: sinks)
+        let specs = try WorkspaceSinks.specs(opened)
+        let sinks = specs.map(\.name)
+        let pending = try opened.pendingNotices(for: specs)
         let standings = try opened.sinkStandings(sinks)
         if json {
             let object: [String: Any] = [

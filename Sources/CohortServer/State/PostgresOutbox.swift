@@ -259,7 +259,14 @@ final class PostgresOutbox: Sendable {
             do {
                 let state = store.serverDirectory.appendingPathComponent("sinks", isDirectory: true)
                 let specs = try SinkConfiguration.load(url, registry: registry)
-                built = try specs.map { try $0.make(stateDirectory: state) }
+                for spec in specs {
+                    // A sink that cannot start stays out until the file changes; the others go on.
+                    do {
+                        built.append(try spec.make(stateDirectory: state))
+                    } catch {
+                        logger.error("server sink cannot start", metadata: ["sink": "\(spec.name)", "error": "\(error)"])
+                    }
+                }
                 everything = Set(specs.filter { $0.history == .all }.map(\.name))
             } catch {
                 // The file is kept as it was until it reads well: a typo does not stop delivery.
