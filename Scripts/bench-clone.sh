@@ -45,7 +45,7 @@ git -C "$work/history.git" repack -adq
 port=$(free_port)
 git daemon --reuseaddr --listen=127.0.0.1 --port="$port" --export-all --base-path="$work" "$work" 2>"$work/daemon.log" &
 daemon_pid=$!
-for _ in $(seq 1 100); do git ls-remote "git://127.0.0.1:$port/documents.git" >/dev/null 2>&1 && break; sleep 0.1; done
+wait_for 10 git ls-remote "git://127.0.0.1:$port/documents.git" || { cat "$work/daemon.log" >&2; exit 1; }
 
 settle() { while pgrep -f "git (gc|repack)|git-(gc|repack)|pack-objects" >/dev/null; do sleep 0.05; done; }
 one() {  # one cohort|git REPOSITORY: a clone into a fresh folder through git daemon, in seconds

@@ -29,7 +29,7 @@ python3 "$scripts/generate-documents.py" "$work/recipes" "$files"
 cohort start "$work/recipes" --title "Benchmark Recipes" >/dev/null
 "$bin/cohort" serve --data "$work/data" --listen 127.0.0.1:0 >"$work/serve.out" 2>"$work/serve.log" &
 serve_pid=$!
-wait_for 10 grep -q "listening on" "$work/serve.out"
+wait_for 10 grep -q "listening on" "$work/serve.out" || { cat "$work/serve.log" >&2; exit 1; }
 base=$(sed -n 's/^listening on \([^ ]*\).*/\1/p' "$work/serve.out")
 link=$(quietly cohort publish "$base" --workspace "$work/recipes")
 id=${link##*/}

@@ -129,5 +129,5 @@ case "${1:-}" in
   start) start "${2:-}" ;;
   stop) stop "${2:-}" ;;
   nginx-config) shift; nginx_config "$@" ;;
-  *) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 64 ;;
+  *) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 64 ;;
 esac

@@ -162,9 +162,8 @@ public struct WebhookSinkFactory: NoticeSinkFactory {
             throw table.missing("secret = \"whsec_…\" (or a list while rotating)")
         }
         let secrets = try texts.map { text in
-            do { return try WebhookSecret(text) } catch {
-                throw table.invalid("secret", "a secret is whsec_ followed by base64 of 24 to 64 bytes",
-                                    hint: "generate one with: printf 'whsec_%s' \"$(head -c 32 /dev/urandom | base64)\"")
+            do { return try WebhookSecret(text) } catch let error as CohortError {
+                throw table.invalid("secret", error.reason, hint: error.hint)
             }
         }
         var settings = WebhookNoticeSink.Settings(url: url, secrets: secrets)

@@ -29,28 +29,30 @@ public final class NoticeOutbox: Sendable {
     /// up loses its push's notices, so this is long).
     static let logWait: TimeInterval = 300
 
+    /// One line of the log: `{"seq", "notice", "actorHandle", "envelope", "salt"}` (the handle,
+    /// envelope and salt absent in older logs).
     public struct Entry: Codable, Sendable {
         public let seq: Int
-        public let notice: Notice
-        /// The actor's handle as the collaboration named them when the notice was taken in (absent in
-        /// older logs and for roots the membership does not name).
-        public var actorHandle: String?
-        /// The envelope the notice was signed in and the collaboration's salt, base64 (absent in
-        /// older logs).
-        public var envelope: Envelope?
-        public var salt: String?
+        /// What the sinks are given.
+        public let delivery: NoticeDelivery
+        public var notice: Notice { delivery.notice }
 
         init(seq: Int, _ delivery: NoticeDelivery) {
             self.seq = seq
-            notice = delivery.notice
-            actorHandle = delivery.actorHandle
-            envelope = delivery.envelope
-            salt = delivery.salt?.base64EncodedString()
+            self.delivery = delivery
         }
 
-        /// What the sinks are given.
-        public var delivery: NoticeDelivery {
-            NoticeDelivery(notice: notice, actorHandle: actorHandle, envelope: envelope, salt: salt.flatMap { Data(base64Encoded: $0) })
+        private enum Keys: String, CodingKey { case seq }
+
+        public init(from decoder: any Decoder) throws {
+            seq = try decoder.container(keyedBy: Keys.self).decode(Int.self, forKey: .seq)
+            delivery = try NoticeDelivery(from: decoder)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            try delivery.encode(to: encoder)
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(seq, forKey: .seq)
         }
     }
 
@@ -81,6 +83,7 @@ public final class NoticeOutbox: Sendable {
         self.deliveryWait = deliveryWait
         try AtomicFile.createDirectory(directory.appendingPathComponent("cursors"), mode: 0o700)
         try AtomicFile.createDirectory(directory.appendingPathComponent("locks"), mode: 0o700)
+        try AtomicFile.createDirectory(directory.appendingPathComponent("runs"), mode: 0o700)
     }
 
     var logURL: URL { directory.appendingPathComponent("log.jsonl") }
@@ -270,7 +273,7 @@ public final class NoticeOutbox: Sendable {
         } catch {
             return Report(sink: sink.name, delivered: 0, gaveUp: 0, pending: 0, stoppedBecause: "cannot read the outbox: \(error)")
         }
-        if let stateful = sink as? any StatefulNoticeSink {
+        if !entries.isEmpty, let stateful = sink as? any StatefulNoticeSink {
             // What the last holder of the lock left: its retries, a disabled endpoint.
             do {
                 try stateful.reload()
@@ -329,17 +332,19 @@ public final class NoticeOutbox: Sendable {
         public let stoppedBecause: String?
     }
 
-    public func standing(of sink: String) -> Standing {
-        let last = (try? AtomicFile.read(runURL(sink), maxBytes: 64 << 10, what: "last delivery"))
-            .flatMap { try? JSONDecoder().decode(Report.self, from: $0) }
-        let givenUp = ((try? readFailures()) ?? []).filter { $0.sink == sink }.count
-        return Standing(givenUp: givenUp, stoppedBecause: last?.stoppedBecause)
+    /// How each of `sinks` stands, by name.
+    public func standings(of sinks: [String]) -> [String: Standing] {
+        let failures = (try? readFailures()) ?? []
+        return Dictionary(uniqueKeysWithValues: sinks.map { sink in
+            let last = (try? AtomicFile.read(runURL(sink), maxBytes: 64 << 10, what: "last delivery"))
+                .flatMap { try? JSONDecoder().decode(Report.self, from: $0) }
+            return (sink, Standing(givenUp: failures.filter { $0.sink == sink }.count, stoppedBecause: last?.stoppedBecause))
+        })
     }
 
-    /// Keeps what a sink's last run did (`runs/<sink>`), for `standing(of:)`.
+    /// Keeps what a sink's last run did (`runs/<sink>`), for `standings(of:)`.
     func recordRun(_ report: Report) {
         guard let data = try? JSONEncoder().encode(report) else { return }
-        try? AtomicFile.createDirectory(directory.appendingPathComponent("runs"), mode: 0o700)
         try? AtomicFile.write(data, to: runURL(report.sink), mode: 0o600, replacing: true)
     }
 

@@ -36,7 +36,9 @@ public protocol StatefulNoticeSink: NoticeSink {
 /// One notice on its way to a sink: the notice, the actor's handle where the collaboration names
 /// them, and the signed envelope the notice came in with the collaboration's salt, so that a
 /// receiver can check who wrote it without trusting the transport.
-public struct NoticeDelivery: Sendable {
+///
+/// Stored (in an outbox's log) as `{"notice", "actorHandle", "envelope", "salt"}`, the salt in base64.
+public struct NoticeDelivery: Sendable, Codable {
     public var notice: Notice
     /// The actor's handle as the membership named them when the notice was taken in (nil when it
     /// names no one).

@@ -23,9 +23,6 @@ public struct SinkTable {
         "\(file.path):\(lines.key(key, in: index))"
     }
 
-    /// Whether the table sets `key`.
-    public func has(_ key: String) -> Bool { entry[key] != nil }
-
     /// An error about the value of `key`, at its line: `E_MALFORMED: <file>:<line>: <message>`.
     public func invalid(_ key: String, _ message: String, hint: String? = nil) -> CohortError {
         CohortError(.malformed, "\(location(of: key)): \(message)", hint: hint)

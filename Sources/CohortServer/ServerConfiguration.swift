@@ -142,7 +142,9 @@ public struct ServerLimits: Sendable {
             throw CohortError(.malformed, "the token lifetime must be 10 s to 24 h")
         }
         guard Self.deliveryLeaseRange.contains(deliveryLease) else {
-            throw CohortError(.malformed, "the delivery lease must be 3 s to 1 h", hint: "pass --delivery-lease SECONDS between 3 and 3600")
+            let range = Self.deliveryLeaseRange
+            throw CohortError(.malformed, "the delivery lease must be \(range.lowerBound) to \(range.upperBound) s",
+                              hint: "pass --delivery-lease SECONDS between \(range.lowerBound) and \(range.upperBound)")
         }
     }
 }

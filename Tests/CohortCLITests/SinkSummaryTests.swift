@@ -51,4 +51,42 @@ import Testing
         #expect(reported.first { $0["name"] as? String == "refuser" }?["givenUp"] as? Int == 1, "\(reported)")
         #expect(reported.first { $0["name"] as? String == "down" }?["stoppedBecause"] is String, "\(reported)")
     }
+
+    /// A sink whose state cannot be read does not start, says why, and keeps its notices; the other
+    /// sinks go on.
+    @Test func aSinkThatCannotStartIsReportedAndTheOthersGoOn() throws {
+        let sandbox = try Sandbox()
+        let ann = try sandbox.recipes(["bread.md": "flour\n"])
+        try sandbox.write("recipes/.git/cohort/config.toml", """
+            [[sinks]]
+            type = "file"
+            path = "\(sandbox.path("filed.jsonl").path)"
+            history = "all"
+
+            [[sinks]]
+            type = "webhook"
+            name = "hook"
+            url = "http://127.0.0.1:\(try freePort())/hooks"
+            secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+            history = "all"
+
+            """)
+        let state = sandbox.path("recipes/.git/cohort/sinks/hook-\(try sinkDigest("hook"))")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        try Data("{not json".utf8).write(to: state.appendingPathComponent("state.json"))
+        let delivered = try ann.run(["notices", "deliver"])
+        #expect(delivered.status == 0)
+        #expect(delivered.stderr.contains("hook: 0 delivered, 1 waiting: the sink cannot start: E_MALFORMED: the webhook state"), "\(delivered.stderr)")
+        #expect(delivered.stderr.contains("remove it to start the sink afresh"), "\(delivered.stderr)")
+        #expect(try sandbox.read("filed.jsonl").split(separator: "\n").count == 1)
+        #expect(try ann.run(["status"]).stdout.contains("sink hook: its last delivery stopped: the sink cannot start"))
+    }
+
+    /// The folder name `NoticeOutbox.fileName(for:)` gives a sink: its name and the first 4 bytes of
+    /// the SHA-256 of the name, in hex.
+    func sinkDigest(_ name: String) throws -> String {
+        let result = try run("sh", ["-c", "printf %s \"$1\" | sha256sum | cut -c1-8", "sh", name], in: URL(fileURLWithPath: "/"))
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
 }
+

@@ -145,4 +145,34 @@ import Testing
         #expect(try server.push(bo).status != 0)
         #expect(try String(decoding: Data(contentsOf: jsonl), as: UTF8.self).split(separator: "\n").count == 6)
     }
+
+    /// Sinks configured on a repository that already has a history: the first push after that gives
+    /// a new sink only what it brings, and one asking for everything every branch's history too.
+    @Test func sinksAddedLaterStartFromThePushUnlessTheyAskForEverything() throws {
+        let server = try HookServer(transport: .local, pushOwner: false)
+        let scenario = server.scenario
+        #expect(try server.push(scenario.owner).status == 0)
+        let history = try scenario.owner.notices().count
+        let fresh = scenario.temp.path("fresh.jsonl")
+        let everything = scenario.temp.path("everything.jsonl")
+        try FileManager.default.createDirectory(at: server.bare.appendingPathComponent("cohort"), withIntermediateDirectories: true)
+        try Data("""
+            [[sinks]]
+            type = "file"
+            path = "\(fresh.path)"
+
+            [[sinks]]
+            type = "file"
+            path = "\(everything.path)"
+            history = "all"
+
+            """.utf8).write(to: server.bare.appendingPathComponent("cohort/config.toml"))
+        _ = try scenario.owner.comment(on: "shortbread.md", text: "crisp")
+        #expect(try server.push(scenario.owner).status == 0)
+        let freshLines = try String(decoding: Data(contentsOf: fresh), as: UTF8.self).split(separator: "\n")
+        let everyLine = try String(decoding: Data(contentsOf: everything), as: UTF8.self).split(separator: "\n")
+        #expect(freshLines.count == 1 && freshLines[0].contains("\"type\":\"content.commented\""), "\(freshLines)")
+        #expect(everyLine.count == history + 1 && everyLine.last?.contains("content.commented") == true, "\(everyLine.count) for \(history) + 1")
+    }
 }
+

@@ -82,7 +82,7 @@ import Testing
         ("[[sinks]\ntype = \"stdout\"\n", ":1: "),
         ("[[sinks]]\ntype = \"webhook\"\nsecret = \"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\"\n", ":1: a webhook sink needs url"),
         ("[[sinks]]\ntype = \"webhook\"\nurl = \"ftp://x\"\nsecret = \"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\"\n", ":3: url must be"),
-        ("[[sinks]]\ntype = \"webhook\"\nurl = \"http://x\"\nsecret = \"abc\"\n", ":4: a secret is whsec_"),
+        ("[[sinks]]\ntype = \"webhook\"\nurl = \"http://x\"\nsecret = \"abc\"\n", ":4: a webhook secret is whsec_"),
         ("[[sinks]]\ntype = \"webhook\"\nurl = \"http://x\"\n", ":1: a webhook sink needs secret"),
         ("[[sinks]]\ntype = \"webhook\"\nurl = \"http://x\"\nsecret = \"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\"\nretry_schedule = [-1]\n", ":5: retry_schedule must be"),
         ("[[sinks]]\ntype = \"stdout\"\nhistory = \"some\"\n", ":3: history must be \"new\" or \"all\""),

@@ -74,7 +74,7 @@ struct NoticesDeliver: AsyncCohortCommand {
     func execute() async throws {
         let workspace = try workspace.open()
         guard let reports = try await WorkspaceSinks.deliver(workspace) else {
-            Terminal.note("no sinks configured: add [[sinks]] to \(workspace.configurationFiles.map(\.path).joined(separator: " or ")) (the outbox keeps the notices: a sink with history = \"all\" gets them)")
+            Terminal.note("no sinks configured: add [[sinks]] to \(workspace.configurationFiles.map(\.path).joined(separator: " or ")) (a sink with history = \"all\" also gets the notices from before it)")
             return
         }
         for report in reports {

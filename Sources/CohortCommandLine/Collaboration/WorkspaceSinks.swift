@@ -10,8 +10,7 @@ enum WorkspaceSinks {
         try SinkConfiguration.load(workspace.configurationFiles, registry: CohortCommandLine.sinks)
     }
 
-    /// Takes the notices that arrived into the outbox and delivers them; nil when no sink is
-    /// configured (the outbox keeps them for sinks added later).
+    /// Delivers the notices that arrived since the last delivery; nil when no sink is configured.
     static func deliver(_ workspace: Workspace) async throws -> [NoticeOutbox.Report]? {
         let specs = try specs(workspace)
         do {

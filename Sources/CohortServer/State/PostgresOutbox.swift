@@ -21,7 +21,7 @@ import Synchronization
 ///   at a time holds a sink's lease and delivers in order, moving the cursor after each notice; the
 ///   lease is renewed while it works. When that instance dies, the lease runs out and another one
 ///   carries on from the cursor: a notice in flight then is sent again (at least once), none is
-///   skipped. A sink added later starts from the outbox's end.
+///   skipped. A sink added later starts from the outbox's end, or with `history = "all"` at its start.
 final class PostgresOutbox: Sendable {
     let database: PostgresStore
     let store: CollaborationStore
@@ -33,6 +33,8 @@ final class PostgresOutbox: Sendable {
     private let sinks = Mutex<LoadedSinks>(LoadedSinks())
     /// Sinks this instance is delivering to now.
     private let delivering = Mutex<Set<String>>([])
+    /// Sinks whose row this instance made or found.
+    private let recorded = Mutex<Set<String>>([])
     /// The tips last taken in, per collaboration, so that a sweep only writes what changed.
     private let known = Mutex<[String: String]>([:])
 
@@ -43,26 +45,6 @@ final class PostgresOutbox: Sendable {
         var sinks: [any NoticeSink] = []
         /// The sinks that asked for every notice the database holds.
         var everything: Set<String> = []
-    }
-
-    /// One notice as the table keeps it.
-    private struct Stored: Codable {
-        var notice: Notice
-        var actorHandle: String?
-        /// The envelope and the collaboration's salt, base64 (absent in rows from before they were kept).
-        var envelope: Envelope?
-        var salt: String?
-
-        init(_ delivery: NoticeDelivery) {
-            notice = delivery.notice
-            actorHandle = delivery.actorHandle
-            envelope = delivery.envelope
-            salt = delivery.salt?.base64EncodedString()
-        }
-
-        var delivery: NoticeDelivery {
-            NoticeDelivery(notice: notice, actorHandle: actorHandle, envelope: envelope, salt: salt.flatMap { Data(base64Encoded: $0) })
-        }
     }
 
     init(database: PostgresStore, store: CollaborationStore, lease: Int, registry: SinkRegistry, logger: Logger) {
@@ -222,7 +204,7 @@ final class PostgresOutbox: Sendable {
             let chunk = fresh[start..<min(start + 2000, fresh.count)]
             let seqs = chunk.indices.map { last + Int64($0 + 1) }
             let ids = chunk.map(\.notice.id)
-            let entries = try chunk.map { String(decoding: try encoder.encode(Stored($0)), as: UTF8.self) }
+            let entries = try chunk.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
             try await connection.query("""
                 INSERT INTO cohort_notices (seq, collaboration, notice_id, entry)
                 SELECT s, \(collaboration), i, e FROM unnest(\(seqs)::bigint[], \(ids)::text[], \(entries)::text[]) AS t(s, i, e)
@@ -243,8 +225,7 @@ final class PostgresOutbox: Sendable {
         }
     }
 
-    /// The sinks of `DATA/sinks.toml`, built again when the file changes (no restart needed); each new
-    /// sink gets its row, starting at the outbox's end.
+    /// The sinks of `DATA/sinks.toml`, built again when the file changes (no restart needed).
     private func loadSinks() -> [any NoticeSink] {
         let url = store.sinksFileLocation
         let stamp = FileStamp(url)
@@ -275,20 +256,6 @@ final class PostgresOutbox: Sendable {
                 return old
             }
         }
-        for sink in built {
-            // A new sink starts at the outbox's end, so it receives what comes from now on; one with
-            // history = "all" at its start, every notice the database holds.
-            let name = sink.name
-            let start: Int64 = everything.contains(name) ? 0 : -1
-            Task {
-                try? await database.run("recording a sink") { connection in
-                    try await connection.query("""
-                        INSERT INTO cohort_sinks (name, cursor) SELECT \(name), CASE WHEN \(start) >= 0 THEN \(start) ELSE coalesce(max(seq), 0) END FROM cohort_notices
-                        ON CONFLICT (name) DO NOTHING
-                        """, logger: self.logger)
-                }
-            }
-        }
         sinks.withLock { $0 = LoadedSinks(read: true, stamp: stamp, sinks: built, everything: everything) }
         for sink in old { Task { await sink.shutdown() } }
         guard !(built.isEmpty && old.isEmpty) else { return built }
@@ -312,6 +279,10 @@ final class PostgresOutbox: Sendable {
         var retryAfter: Duration?
         var reason: String?
         do {
+            if !recorded.withLock({ $0.contains(name) }) {
+                try await record(name, fromStart: sinks.withLock { $0.everything.contains(name) })
+                recorded.withLock { _ = $0.insert(name) }
+            }
             guard var cursor = try await acquire(name, lease: lease) else { return }
             // What the instance that held the lease before left: a webhook's retries, a disabled endpoint.
             try (sink as? any StatefulNoticeSink)?.reload()
@@ -322,7 +293,7 @@ final class PostgresOutbox: Sendable {
                     do {
                         guard let stored else { throw SinkFailure.giveUp("the stored notice cannot be read by this version of Cohort") }
                         try await renewingLease(name, lease) {
-                            try await sink.deliver(stored.delivery)
+                            try await sink.deliver(stored)
                         }
                     } catch let failure as SinkFailure where failure.kind == .giveUp {
                         logger.warning("sink gave up on a notice", metadata: ["sink": "\(name)", "seq": "\(seq)", "reason": "\(failure.reason)"])
@@ -350,6 +321,22 @@ final class PostgresOutbox: Sendable {
         }
     }
 
+    /// Makes `sink`'s row when it has none: a new sink starts at the outbox's end, so it receives what
+    /// comes from now on, or with `history = "all"` at its start, every notice the database holds.
+    private func record(_ sink: String, fromStart: Bool) async throws {
+        try await database.run("recording a sink") { connection in
+            if fromStart {
+                try await connection.query("INSERT INTO cohort_sinks (name, cursor) VALUES (\(sink), 0) ON CONFLICT (name) DO NOTHING",
+                                           logger: self.logger)
+            } else {
+                try await connection.query("""
+                    INSERT INTO cohort_sinks (name, cursor) SELECT \(sink), coalesce(max(seq), 0) FROM cohort_notices
+                    ON CONFLICT (name) DO NOTHING
+                    """, logger: self.logger)
+            }
+        }
+    }
+
     /// Takes `sink`'s lease when no live run holds it and its retry time has come; returns the cursor, or nil.
     private func acquire(_ sink: String, lease: String) async throws -> Int64? {
         try await database.run("taking a sink's lease") { connection in
@@ -367,7 +354,7 @@ final class PostgresOutbox: Sendable {
     }
 
     /// Up to 100 notices after `cursor`, in order; nil for an entry this version cannot read.
-    private func pending(after cursor: Int64) async throws -> [(Int64, Stored?)] {
+    private func pending(after cursor: Int64) async throws -> [(Int64, NoticeDelivery?)] {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let rows = try await database.run("reading the outbox") { connection in
@@ -378,7 +365,7 @@ final class PostgresOutbox: Sendable {
             }
             return rows
         }
-        return rows.map { seq, text in (seq, try? decoder.decode(Stored.self, from: Data(text.utf8))) }
+        return rows.map { seq, text in (seq, try? decoder.decode(NoticeDelivery.self, from: Data(text.utf8))) }
     }
 
     /// Moves `sink`'s cursor to `seq` and renews the lease; false when the lease is no longer this run's.
