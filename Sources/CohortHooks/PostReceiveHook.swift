@@ -46,15 +46,26 @@ public enum PostReceiveHook {
         return await outbox.deliver(to: specs, stateDirectory: repository.gitDirectory.appendingPathComponent("cohort/sinks"))
     }
 
-    /// Every commit the branches reached before this push: what they point at now, but the pushed
-    /// ones where they were.
+    /// Every commit the branches reached before this push (what they point at now, but the pushed
+    /// ones where they were), from the branches whose history verifies: one written into the
+    /// repository past the hook is left out, with a line on standard error, so none of its notices
+    /// goes out.
     static func commitsBefore(_ updates: [RefUpdate], in repository: Repository) throws -> [ObjectID] {
         var tips = try repository.referenceTips().filter { $0.key.hasPrefix("refs/heads/") }
         for update in updates where update.name.hasPrefix("refs/heads/") {
             tips[update.name] = update.isCreation ? nil : update.old
         }
-        let before = tips.values.compactMap { repository.contains($0) ? repository.peelToCommit($0) : nil }
-        return try repository.commits(fromAll: before, hiding: [])
+        var verified: [ObjectID] = []
+        for (name, tip) in tips.sorted(by: { $0.key < $1.key }) {
+            guard repository.contains(tip), let commit = repository.peelToCommit(tip) else { continue }
+            do {
+                _ = try repository.verifyHistory(to: commit)
+                verified.append(commit)
+            } catch {
+                FileHandle.standardError.write(Data("cohort: branch \(name) fails verification, so its notices are not sent: \(error)\n".utf8))
+            }
+        }
+        return try repository.commits(fromAll: verified, hiding: [])
     }
 
     /// The notices `commits` add, each once, ready for the sinks: with the actors' handles as the

@@ -1,3 +1,5 @@
+import CohortCollaboration
+import CohortGit
 import CohortHooks
 import CohortTestSupport
 import Foundation
@@ -173,6 +175,34 @@ import Testing
         let everyLine = try String(decoding: Data(contentsOf: everything), as: UTF8.self).split(separator: "\n")
         #expect(freshLines.count == 1 && freshLines[0].contains("\"type\":\"content.commented\""), "\(freshLines)")
         #expect(everyLine.count == history + 1 && everyLine.last?.contains("content.commented") == true, "\(everyLine.count) for \(history) + 1")
+    }
+
+    /// An outsider's commit, with a notice she signed herself, refused by the hook and by `cohort
+    /// verify`, then written onto a branch of the server past the hook: when sinks are added later and
+    /// one asks for every branch's history, her notice is not among what goes out.
+    @Test func aBranchWrittenPastTheHookNeverReachesASinkAskingForEverything() throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let bo = try server.clone("bo", for: scenario.bo)
+        let eve = try TestPerson.make("eve", in: scenario.temp)
+        let eveSigner = try signer(eve.home, in: bo)
+        let notice = Notice(type: .contentEdited, collaboration: scenario.identifier, actor: eveSigner.root, data: ["path": "eve.md"], signer: eveSigner.signer)
+        let attack = try forge(bo, signer: eveSigner, files: [notice.path: try sealed(notice, by: eveSigner), "eve.md": Data("eve\n".utf8)])
+        try server.expectRefused(bo, "E_UNKNOWN_ROOT", at: attack)
+        expectViolation(.unknownRoot, in: bo, at: attack)
+        #expect(try run("git", ["--git-dir", server.bare.path, "fetch", "-q", bo.directory.path, "+\(attack.hex):refs/heads/side"],
+                        in: scenario.temp.url).status == 0)
+
+        let everything = scenario.temp.path("everything.jsonl")
+        try FileManager.default.createDirectory(at: server.bare.appendingPathComponent("cohort"), withIntermediateDirectories: true)
+        try Data("[[sinks]]\ntype = \"file\"\npath = \"\(everything.path)\"\nhistory = \"all\"\n".utf8)
+            .write(to: server.bare.appendingPathComponent("cohort/config.toml"))
+        _ = try scenario.owner.comment(on: "shortbread.md", text: "crisp")
+        let pushed = try server.push(scenario.owner)
+        #expect(pushed.status == 0, "\(pushed.stderr)")
+        #expect(pushed.stderr.contains("branch refs/heads/side fails verification"), "\(pushed.stderr)")
+        let delivered = try String(decoding: Data(contentsOf: everything), as: UTF8.self)
+        #expect(delivered.contains("content.commented") && !delivered.contains(notice.id) && !delivered.contains(eveSigner.root.hex), "\(delivered)")
     }
 }
 
