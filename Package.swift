@@ -55,10 +55,14 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
+        // The base under everything: the error type and its codes, atomic files and locks, hex and
+        // base64, the version, the paths under `.git/cohort/`. Foundation only.
+        .target(name: "CohortBase"),
         // Identity: keys, cards, diversification, trees, proofs, challenges. No git.
         .target(
             name: "CohortIdentity",
             dependencies: [
+                "CohortBase",
                 .product(name: "Crypto", package: "swift-crypto"),
                 "CLibcrypto",
             ]
@@ -67,33 +71,33 @@ let package = Package(
         .target(
             name: "CohortCollaboration",
             dependencies: [
-                "CohortIdentity",
+                "CohortBase", "CohortIdentity",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The thin Swift layer over libgit2.
         .target(
             name: "CohortGit",
-            dependencies: ["CGit2", "CGit2Shim", "CohortIdentity"]
+            dependencies: ["CohortBase", "CGit2", "CGit2Shim"]
         ),
 
         // The one verification core: the hook, the server and every client use it.
         .target(
             name: "CohortVerification",
-            dependencies: ["CohortIdentity", "CohortCollaboration", "CohortGit"]
+            dependencies: ["CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit"]
         ),
 
         // Workspaces: start, participants, commit, comment, verify, export.
         .target(
             name: "CohortWorkspace",
-            dependencies: ["CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortNotices"]
+            dependencies: ["CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortNotices"]
         ),
 
         // Notice sinks: the protocol, sink types and their configuration, the durable outbox.
         .target(
             name: "CohortNotices",
             dependencies: [
-                "CohortIdentity", "CohortCollaboration",
+                "CohortBase", "CohortCollaboration",
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -117,7 +121,7 @@ let package = Package(
         .target(
             name: "WebhookSink",
             dependencies: [
-                "CohortIdentity", "CohortCollaboration", "CohortNotices",
+                "CohortBase", "CohortCollaboration", "CohortNotices",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -136,28 +140,28 @@ let package = Package(
         // The pre-receive hook for any git server: installer and runner.
         .target(
             name: "CohortHooks",
-            dependencies: ["CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortNotices"]
+            dependencies: ["CohortBase", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortNotices"]
         ),
 
-        // The client side of a Cohort server: links, challenges, tokens, publishing.
+        // The client side of a Cohort server: links, challenges, tokens, the server's answers.
         .target(
             name: "CohortRemote",
             dependencies: [
-                "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace",
+                "CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        // `cohort sync`, `status` and `watch`: local-first sync through any git remote.
+        // `cohort clone`, `publish`, `sync`, `status` and `watch`: local-first sync through any git remote.
         .target(
             name: "CohortSync",
-            dependencies: ["CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace", "CohortRemote"]
+            dependencies: ["CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace", "CohortRemote"]
         ),
         // `cohort serve`: git's smart HTTP behind proofs of identity.
         .target(
             name: "CohortServer",
             dependencies: [
-                "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortHooks", "CohortNotices",
+                "CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortHooks", "CohortNotices",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -178,7 +182,7 @@ let package = Package(
         .target(
             name: "CohortCommandLine",
             dependencies: [
-                "CohortIdentity", "CohortGit", "CohortCollaboration", "CohortVerification", "CohortWorkspace", "CohortHooks",
+                "CohortBase", "CohortIdentity", "CohortGit", "CohortCollaboration", "CohortVerification", "CohortWorkspace", "CohortHooks",
                 "CohortNotices", "CohortSinks", "CohortRemote", "CohortServer", "CohortSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -191,7 +195,7 @@ let package = Package(
         // git's credential helper for Cohort servers (`git config credential.helper cohort`).
         .executableTarget(
             name: "git-credential-cohort",
-            dependencies: ["CohortIdentity", "CohortCollaboration", "CohortRemote"]
+            dependencies: ["CohortBase", "CohortIdentity", "CohortCollaboration", "CohortRemote"]
         ),
         // The fuzz targets of every parser of outside bytes (`make fuzz`); a regular build replays corpora.
         .target(
@@ -216,13 +220,13 @@ let package = Package(
 
         .target(
             name: "CohortTestSupport",
-            dependencies: ["CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace"],
+            dependencies: ["CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace"],
             path: "Tests/Support"
         ),
         .testTarget(
             name: "CohortIdentityTests",
             dependencies: [
-                "CohortIdentity",
+                "CohortBase", "CohortIdentity",
                 "CohortTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 "CLibcrypto",
@@ -231,28 +235,28 @@ let package = Package(
         .testTarget(
             name: "CohortWorkspaceTests",
             dependencies: [
-                "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace",
+                "CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace",
                 "CohortNotices", "CohortNoticesTesting", "CohortTestSupport",
             ]
         ),
         .testTarget(
             name: "CohortNoticesTests",
             dependencies: [
-                "CohortIdentity", "CohortCollaboration", "CohortNotices", "CohortNoticesTesting", "CohortSinks",
+                "CohortBase", "CohortIdentity", "CohortCollaboration", "CohortNotices", "CohortNoticesTesting", "CohortSinks",
                 "StdoutSink", "FileSink", "ExecSink", "WebhookSink", "CohortTestSupport",
             ]
         ),
         .testTarget(
             name: "CohortHookTests",
             dependencies: [
-                "cohort", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace",
+                "cohort", "CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace",
                 "CohortHooks", "CohortNotices", "CohortSinks", "CohortTestSupport",
             ]
         ),
         .testTarget(
             name: "CohortCLITests",
             dependencies: [
-                "cohort", "cohort-fuzz", "CohortIdentity", "CohortGit", "CohortTestSupport",
+                "cohort", "cohort-fuzz", "CohortBase", "CohortIdentity", "CohortGit", "CohortTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -263,7 +267,7 @@ let package = Package(
         .testTarget(
             name: "CohortServerTests",
             dependencies: [
-                "cohort", "git-credential-cohort", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortWorkspace",
+                "cohort", "git-credential-cohort", "CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortWorkspace",
                 "CohortRemote", "CohortServer", "CohortTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]

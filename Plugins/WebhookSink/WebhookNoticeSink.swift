@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import CohortIdentity
+import CohortBase
 import CohortNotices
 import Foundation
 import NIOCore

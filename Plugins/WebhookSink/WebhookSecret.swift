@@ -1,4 +1,4 @@
-import CohortIdentity
+import CohortBase
 import Crypto
 import Foundation
 

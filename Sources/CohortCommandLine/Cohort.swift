@@ -1,5 +1,5 @@
 import ArgumentParser
-import CohortIdentity
+import CohortBase
 import CohortNotices
 import CohortSinks
 import Foundation

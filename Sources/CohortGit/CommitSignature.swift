@@ -1,4 +1,4 @@
-import CohortIdentity
+import CohortBase
 import Foundation
 
 /// A commit's signature exactly as stock `git verify-commit` finds it: the value of the one `gpgsig`

@@ -1,6 +1,6 @@
 import CGit2
 import CGit2Shim
-import CohortIdentity
+import CohortBase
 import Foundation
 
 /// Stock git, run as a child process where libgit2 cannot do the work (a push that runs the

@@ -1,5 +1,5 @@
 import CGit2
-import CohortIdentity
+import CohortBase
 
 /// Throws `E_GIT` with libgit2's own message when `result` is negative. Called right after the libgit2
 /// call, on the same thread, so `git_error_last` still describes it.

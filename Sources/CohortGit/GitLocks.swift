@@ -1,4 +1,4 @@
-import CohortIdentity
+import CohortBase
 import Foundation
 
 /// git's own lock files (`index.lock`, `refs/heads/main.lock` …) and temporary objects, as a process

@@ -1,5 +1,5 @@
 import CGit2
-import CohortIdentity
+import CohortBase
 import Foundation
 
 /// The names git refuses to check out on any platform (its `verify_path` with both `core.protectNTFS`

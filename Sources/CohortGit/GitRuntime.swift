@@ -1,6 +1,6 @@
 import CGit2
 import CGit2Shim
-import CohortIdentity
+import CohortBase
 import Foundation
 import Synchronization
 

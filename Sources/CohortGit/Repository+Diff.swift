@@ -1,5 +1,5 @@
 import CGit2
-import CohortIdentity
+import CohortBase
 
 /// One changed path between two trees.
 public struct Change: Hashable, Sendable {

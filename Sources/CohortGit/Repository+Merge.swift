@@ -1,5 +1,5 @@
 import CGit2
-import CohortIdentity
+import CohortBase
 import Foundation
 
 /// A path with its blob and mode, as an index holds it.

@@ -1,6 +1,6 @@
 import CGit2
 import CGit2Shim
-import CohortIdentity
+import CohortBase
 import Foundation
 
 /// The object database a batch writes to: an in-memory store in front of the repository's own

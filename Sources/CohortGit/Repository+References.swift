@@ -1,5 +1,5 @@
 import CGit2
-import CohortIdentity
+import CohortBase
 
 extension Repository {
     /// The commit `name` (a full reference name, `HEAD`, …) points at, or nil if it does not exist yet.

@@ -1,5 +1,5 @@
 import CGit2
-import CohortIdentity
+import CohortBase
 import Foundation
 
 /// A username and password for an HTTP remote (Cohort servers take a token as the password).

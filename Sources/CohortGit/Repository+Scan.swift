@@ -1,5 +1,5 @@
 import CGit2
-import CohortIdentity
+import CohortBase
 import Foundation
 
 /// A file in the working directory that differs from the index: by its path's bytes, as found.

@@ -1,5 +1,5 @@
 import CGit2
-import CohortIdentity
+import CohortBase
 import Foundation
 
 /// A git repository opened through libgit2. Not thread-safe (libgit2 objects are not): use one
@@ -90,4 +90,7 @@ public final class Repository {
     }
 
     public var isBare: Bool { git_repository_is_bare(pointer) == 1 }
+
+    /// Where Cohort keeps its own state in this repository's git directory.
+    public var cohortDirectory: CohortDirectory { CohortDirectory(gitDirectory: gitDirectory) }
 }

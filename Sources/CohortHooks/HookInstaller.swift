@@ -1,5 +1,5 @@
+import CohortBase
 import CohortGit
-import CohortIdentity
 import Foundation
 
 /// Installs Cohort's `pre-receive` (verification) and `post-receive` (notice delivery) hooks into a
@@ -90,11 +90,11 @@ public enum HookInstaller {
         // Git runs push hooks in the git directory with GIT_DIR set (usually "."); config.toml is
         // the repository's sinks file, COHORT_SERVER_SINKS the server's (set only when it exists).
         let runsCohort = verifies ? "true"
-            : "[ -e \"${GIT_DIR:-.}/\(PostReceiveHook.repositorySinksFile)\" ] || [ -n \"${\(PostReceiveHook.serverSinksVariable):-}\" ]"
+            : "[ -e \"${GIT_DIR:-.}/\(CohortDirectory.sinksFileInGitDirectory)\" ] || [ -n \"${\(PostReceiveHook.serverSinksVariable):-}\" ]"
         return """
         #!/bin/sh
         \(marker); changes here are replaced on the next install.
-        # \(verifies ? "Verifies every push by Cohort's rules" : "Delivers the notices of the accepted push to the sinks in <git dir>/\(PostReceiveHook.repositorySinksFile)"), then runs \(chainedName(name)) (if any) with the same input.
+        # \(verifies ? "Verifies every push by Cohort's rules" : "Delivers the notices of the accepted push to the sinks in <git dir>/\(CohortDirectory.sinksFileInGitDirectory)"), then runs \(chainedName(name)) (if any) with the same input.
         case "$0" in */*) chained="${0%/*}/\(chainedName(name))" ;; *) chained="./\(chainedName(name))" ;; esac
         if [ ! -x "$chained" ]; then
           if \(runsCohort); then exec \(quoted) hook \(name); fi

@@ -1,6 +1,6 @@
+import CohortBase
 import CohortCollaboration
 import CohortGit
-import CohortIdentity
 import CohortNotices
 import CohortVerification
 import Foundation
@@ -13,8 +13,6 @@ public enum PostReceiveHook {
     /// Names a sinks file that applies to every repository of a server (`cohort serve` sets it to
     /// `<data>/sinks.toml` when that file exists).
     public static let serverSinksVariable = "COHORT_SERVER_SINKS"
-    /// The repository's own sinks file, inside its git directory.
-    public static let repositorySinksFile = CohortLayout.sinksInGitDirectory
 
     /// Takes the notices of the pushed branches' new commits into the outbox and delivers to the
     /// sinks configured, of the types `registry` knows. Returns the sinks' reports (empty when none is
@@ -24,14 +22,14 @@ public enum PostReceiveHook {
     public static func run(input: Data, registry: SinkRegistry) async throws -> [NoticeOutbox.Report] {
         let updates = try PreReceiveHook.updates(from: input)
         let repository = try Repository.openFromEnvironment()
-        var files = [repository.gitDirectory.appendingPathComponent(repositorySinksFile)]
+        var files = [repository.cohortDirectory.sinksFile]
         if let serverWide = ProcessInfo.processInfo.environment[serverSinksVariable], !serverWide.isEmpty {
             files.append(URL(fileURLWithPath: serverWide))
         }
         let specs = try SinkConfiguration.load(files, registry: registry)
         // No sink, nothing to keep: notices stay in the repository, where any later reader finds them.
         guard !specs.isEmpty else { return [] }
-        let outbox = try NoticeOutbox(directory: repository.gitDirectory.appendingPathComponent("cohort/outbox"))
+        let outbox = try NoticeOutbox(directory: repository.cohortDirectory.outbox)
         if !outbox.hasLog {
             try await outbox.accept(noticesAdded(by: commitsBefore(updates, in: repository), in: repository))
         }
@@ -43,7 +41,7 @@ public enum PostReceiveHook {
             commits += try repository.commits(from: tip, hiding: old)
         }
         try await outbox.accept(noticesAdded(by: commits, in: repository))
-        return await outbox.deliver(to: specs, stateDirectory: repository.gitDirectory.appendingPathComponent("cohort/sinks"))
+        return await outbox.deliver(to: specs, stateDirectory: repository.cohortDirectory.sinkState)
     }
 
     /// Every commit the branches reached before this push (what they point at now, but the pushed

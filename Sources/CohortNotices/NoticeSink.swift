@@ -1,8 +1,8 @@
 @_exported import struct CohortCollaboration.Envelope
 @_exported import struct CohortCollaboration.Notice
 @_exported import enum CohortCollaboration.NoticeType
+import CohortBase
 import CohortCollaboration
-import CohortIdentity
 import Foundation
 
 /// A destination for notices: a terminal, a file, a webhook, a program, or your own. It takes one

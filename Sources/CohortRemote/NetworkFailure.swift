@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import CohortIdentity
+import CohortBase
 import Foundation
 import NIOCore
 import NIOSSL

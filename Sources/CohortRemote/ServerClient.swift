@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import CohortBase
 import CohortCollaboration
 import CohortGit
 import CohortIdentity

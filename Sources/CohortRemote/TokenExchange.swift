@@ -1,3 +1,4 @@
+import CohortBase
 import CohortCollaboration
 import CohortIdentity
 import Foundation
@@ -61,7 +62,7 @@ public struct TokenExchange: Sendable {
     /// A signed identity proof over the challenge's bytes, unchanged, by `signer` — once the challenge
     /// is seen to name the server at the link's address, the link's collaboration and `operation`:
     /// a proof signed for one server must not be usable at another that relayed the challenge.
-    static func proof(answering challenge: ServerAPI.ChallengeResponse, for link: CollaborationLink, operation: ChallengeOperation,
+    package static func proof(answering challenge: ServerAPI.ChallengeResponse, for link: CollaborationLink, operation: ChallengeOperation,
                       with signer: CollaborationSigner) throws -> SignedIdentityProof {
         let message = try Base64Field.decode(challenge.challenge, field: "challenge", maxBytes: Challenge.maxBytes)
         let parsed = try Challenge(bytes: message)

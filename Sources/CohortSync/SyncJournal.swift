@@ -1,5 +1,5 @@
+import CohortBase
 import CohortGit
-import CohortIdentity
 import CohortWorkspace
 import Foundation
 
@@ -21,7 +21,7 @@ struct SyncJournal: Codable {
     var lastSummary: String?
 
     static func url(in gitDirectory: URL) -> URL {
-        gitDirectory.appendingPathComponent(Workspace.syncJournalPath)
+        CohortDirectory(gitDirectory: gitDirectory).syncJournal
     }
 
     static func load(from gitDirectory: URL) -> SyncJournal {

@@ -1,4 +1,4 @@
-import CohortIdentity
+import CohortBase
 import Foundation
 
 /// One sync at a time per workspace: an exclusive `flock(2)` on `<git dir>/cohort/sync.lock`. The
@@ -22,7 +22,7 @@ public final class SyncLock {
 
     /// Takes the lock, waiting up to `wait` seconds for a running sync to finish.
     public static func acquire(in gitDirectory: URL, wait: TimeInterval) throws -> SyncLock {
-        let directory = gitDirectory.appendingPathComponent("cohort", isDirectory: true)
+        let directory = CohortDirectory(gitDirectory: gitDirectory).url
         try AtomicFile.createDirectory(directory, mode: 0o700)
         let url = directory.appendingPathComponent("sync.lock")
         guard let lock = try FileLock.acquire(url, wait: wait, poll: 0.2) else {
@@ -40,7 +40,7 @@ public final class SyncLock {
 
     /// Who holds the lock now, if a sync is running.
     static func runningHolder(in gitDirectory: URL) -> Holder? {
-        let url = gitDirectory.appendingPathComponent("cohort/sync.lock")
+        let url = CohortDirectory(gitDirectory: gitDirectory).syncLock
         guard FileLock.isHeld(url) else { return nil }
         return holder(of: url) ?? Holder(pid: 0, host: "?", since: Date())
     }

@@ -1,3 +1,4 @@
+import CohortBase
 import CohortGit
 import CohortWorkspace
 import Foundation
@@ -8,7 +9,7 @@ extension Workspace {
     /// temporary names are touched; nothing the person wrote.
     func cleanUpAfterCrash() {
         GitLocks.removeTemporaryObjects(in: repository.gitDirectory)
-        for root in [directory, repository.gitDirectory.appendingPathComponent("cohort")] {
+        for root in [directory, repository.cohortDirectory.url] {
             guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { continue }
             for case let url as URL in walker {
                 let name = url.lastPathComponent

@@ -1,6 +1,6 @@
+import CohortBase
 import CohortCollaboration
 import CohortGit
-import CohortIdentity
 import CohortWorkspace
 import Foundation
 
@@ -25,7 +25,7 @@ public struct DiscardOutcome: Sendable {
 extension Workspace {
     /// Where `cohort discard` and `cohort restore` save what they replace: one folder per run,
     /// `<git dir>/cohort/aside/<UTC time>/<path>`. Never shared, never removed by Cohort.
-    public var asideDirectory: URL { repository.gitDirectory.appendingPathComponent("cohort/aside") }
+    public var asideDirectory: URL { repository.cohortDirectory.aside }
 
     /// Brings `path` back as it was at commit `revision` (of this collaboration's verified history) as a
     /// new signed edit with its notice; the current version stays in history. A local, uncommitted

@@ -1,6 +1,6 @@
+import CohortBase
 import CohortCollaboration
 import CohortGit
-import CohortIdentity
 import CohortRemote
 import CohortVerification
 import CohortWorkspace
@@ -23,7 +23,7 @@ extension Workspace {
             try run(options, client: client, now: now, report: &report, step: &step, crashed: lock.previousHolderCrashed)
         } catch {
             // What already happened stays in the report; the failure names its step.
-            let failure = (error as? Violation)?.asError ?? (error as? CohortError) ?? CohortError(.git, "\(error)")
+            let failure = CohortError(error, otherwise: .git)
             report.failure = SyncReport.Failure(step: step, error: failure)
         }
         var journal = SyncJournal.load(from: repository.gitDirectory)
@@ -173,7 +173,7 @@ extension Workspace {
             } else {
                 try? repository.deleteReference(tracking)
             }
-            let reason = (error as? Violation)?.asError ?? (error as? CohortError) ?? CohortError(.git, "\(error)")
+            let reason = CohortError(error, otherwise: .git)
             throw CohortError(reason.code, "the remote's history failed verification, so nothing was merged: \(reason.reason)",
                               hint: "your workspace is unchanged; tell the collaboration's owner")
         }

@@ -1,6 +1,6 @@
+import CohortBase
 import CohortCollaboration
 import CohortGit
-import CohortIdentity
 
 /// Where a commit's `.cohort/` state comes from: the newest membership among its parents (the highest
 /// version; parents at that version must hold the very same file) and the newest collaboration file

@@ -1,6 +1,5 @@
 import CohortCollaboration
 import CohortGit
-import CohortIdentity
 
 extension Repository {
     /// The notices `commits` add under `.cohort/notices/` (compared with each one's first parent), in

@@ -1,6 +1,5 @@
 import CohortCollaboration
 import CohortGit
-import CohortIdentity
 import Foundation
 
 /// The outcome of `cohort verify`.

@@ -1,5 +1,5 @@
+import CohortBase
 import CohortGit
-import CohortIdentity
 import Foundation
 
 /// Commits already verified in a repository, remembered in `<git dir>/cohort/verified` (a header
@@ -12,7 +12,7 @@ public struct VerifiedCommits {
     public let url: URL
 
     public init(repository: Repository) {
-        url = repository.gitDirectory.appendingPathComponent("cohort/verified")
+        url = repository.cohortDirectory.verifiedCommits
     }
 
     /// The remembered ids; unreadable lines are skipped, and a file from other rules counts as empty.

@@ -1,8 +1,9 @@
+import CohortBase
 import CohortGit
-import CohortIdentity
 
-/// A commit that breaks a rule: which commit, and the error with its stable code.
-public struct Violation: Error, Sendable, CustomStringConvertible {
+/// A commit that breaks a rule: which commit, and the error with its stable code. Reported as one
+/// error, `CODE: commit SHA: reason`, wherever it surfaces (its `cohortError`).
+public struct Violation: CohortErrorConvertible, Sendable, CustomStringConvertible {
     public let commit: ObjectID
     public let error: CohortError
 
@@ -14,5 +15,10 @@ public struct Violation: Error, Sendable, CustomStringConvertible {
     /// `CODE: commit SHA: reason`.
     public var description: String {
         "\(error.code): commit \(commit.hex): \(error.reason)"
+    }
+
+    /// The violation as one error, naming the commit.
+    public var cohortError: CohortError {
+        CohortError(error.code, "commit \(commit.hex): \(error.reason)", hint: error.hint)
     }
 }

@@ -1,6 +1,6 @@
+import CohortBase
 import CohortCollaboration
 import CohortGit
-import CohortIdentity
 import Foundation
 
 /// An existing git repository becoming a collaboration (`cohort start` in it). Its files as they
@@ -44,8 +44,8 @@ struct Adoption {
         }
         let repository = try Repository(at: directory)
         self.repository = repository
-        journalURL = repository.gitDirectory.appendingPathComponent("cohort/adoption.json")
-        indexCopyURL = repository.gitDirectory.appendingPathComponent("cohort/adoption-index")
+        journalURL = repository.cohortDirectory.adoptionJournal
+        indexCopyURL = repository.cohortDirectory.adoptionIndex
         if let interrupted = try? AtomicFile.read(journalURL, maxBytes: 1 << 20, what: "adoption journal"),
            let old = try? JSONDecoder().decode(Journal.self, from: interrupted) {
             Self.undo(old, in: repository, indexCopy: indexCopyURL)

@@ -1,5 +1,5 @@
+import CohortBase
 import CohortGit
-import CohortIdentity
 import Foundation
 
 /// Paths of the collaboration that a sync could not write to this folder (something of the person's
@@ -81,7 +81,7 @@ public struct UnwrittenPaths: Codable, Sendable, Equatable {
 
     /// `<git dir>/cohort/sync/unwritten.json`; absent when nothing waits.
     public static func url(in gitDirectory: URL) -> URL {
-        gitDirectory.appendingPathComponent("cohort/sync/unwritten.json")
+        CohortDirectory(gitDirectory: gitDirectory).unwrittenPaths
     }
 
     /// The list; none when the file does not exist. A list that exists but cannot be read is an error

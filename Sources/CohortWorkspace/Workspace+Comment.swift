@@ -1,6 +1,6 @@
+import CohortBase
 import CohortCollaboration
 import CohortGit
-import CohortIdentity
 import CohortVerification
 import Foundation
 

@@ -1,6 +1,6 @@
+import CohortBase
 import CohortCollaboration
 import CohortGit
-import CohortIdentity
 import CohortVerification
 import Foundation
 
@@ -106,15 +106,12 @@ extension Workspace {
     /// A sync that stopped while moving the branch and the files must finish first: committing the
     /// half-moved files would undo what arrived.
     package func checkNoInterruptedSync() throws {
-        let journal = repository.gitDirectory.appendingPathComponent(Self.syncJournalPath)
+        let journal = repository.cohortDirectory.syncJournal
         guard let data = try? AtomicFile.read(journal, maxBytes: 64 << 10, what: "sync journal"),
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], object["move"] != nil
         else { return }
         throw CohortError(.notPermitted, "a sync was interrupted while it updated the files", hint: "run `cohort sync` to finish it first")
     }
-
-    /// Where `cohort sync` keeps its journal, inside the git directory.
-    package static let syncJournalPath = "cohort/sync/journal.json"
 
     static func noticeType(for change: Change) -> NoticeType {
         switch change.kind {

@@ -1,6 +1,5 @@
 import CohortCollaboration
 import CohortGit
-import CohortIdentity
 import CohortVerification
 import Foundation
 

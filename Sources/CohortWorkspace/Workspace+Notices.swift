@@ -1,6 +1,6 @@
+import CohortBase
 import CohortCollaboration
 import CohortGit
-import CohortIdentity
 import CohortNotices
 import CohortVerification
 import Foundation
@@ -8,15 +8,15 @@ import Foundation
 extension Workspace {
     /// The workspace's sink configuration files: the user's, then the workspace's own (never committed).
     public var configurationFiles: [URL] {
-        [home.directory.appendingPathComponent("config.toml"), repository.gitDirectory.appendingPathComponent(CohortLayout.sinksInGitDirectory)]
+        [home.directory.appendingPathComponent("config.toml"), repository.cohortDirectory.sinksFile]
     }
 
     /// Where the workspace's sinks keep what they remember between runs (a webhook's retries).
-    public var sinkStateDirectory: URL { repository.gitDirectory.appendingPathComponent("cohort/sinks") }
+    public var sinkStateDirectory: URL { repository.cohortDirectory.sinkState }
 
     /// Where the workspace's outbox lives.
-    var outboxDirectory: URL { repository.gitDirectory.appendingPathComponent("cohort/outbox") }
-    private var seenURL: URL { repository.gitDirectory.appendingPathComponent("cohort/notices-seen") }
+    var outboxDirectory: URL { repository.cohortDirectory.outbox }
+    private var seenURL: URL { repository.cohortDirectory.noticesSeen }
 
     /// The notices the commits from `since` (exclusive; nil: the genesis) to HEAD added, oldest first,
     /// after verifying that history.

@@ -8,6 +8,7 @@
 // token as the password: a push token when this participant may push, else a pull token. Hosts that
 // are not Cohort servers, and every other operation (`store`, `erase`), get no answer, so git moves
 // on to its other helpers. A refusal (not a participant, removed) is printed and ends git's asking.
+import CohortBase
 import CohortCollaboration
 import CohortIdentity
 import CohortRemote

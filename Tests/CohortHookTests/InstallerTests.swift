@@ -1,3 +1,4 @@
+import CohortBase
 import CohortCollaboration
 import CohortGit
 import CohortHooks
@@ -70,7 +71,7 @@ import Testing
         let jsonl = scenario.temp.path("notices.jsonl")
         try FileManager.default.createDirectory(at: server.bare.appendingPathComponent("cohort"), withIntermediateDirectories: true)
         try Data("[[sinks]]\ntype = \"file\"\npath = \"\(jsonl.path)\"\n".utf8)
-            .write(to: server.bare.appendingPathComponent(PostReceiveHook.repositorySinksFile))
+            .write(to: server.bare.appendingPathComponent(CohortDirectory.sinksFileInGitDirectory))
         _ = try scenario.owner.comment(on: "shortbread.md", text: "more butter")
         let pushed = try server.push(scenario.owner)
         #expect(pushed.status == 0, "\(pushed.stderr)")
@@ -78,7 +79,7 @@ import Testing
         #expect(try String(decoding: Data(contentsOf: jsonl), as: UTF8.self).split(separator: "\n").count == 1)
 
         // No sinks file, but a chained post-receive: it still reads git's input, Cohort stays out.
-        try FileManager.default.removeItem(at: server.bare.appendingPathComponent(PostReceiveHook.repositorySinksFile))
+        try FileManager.default.removeItem(at: server.bare.appendingPathComponent(CohortDirectory.sinksFileInGitDirectory))
         let hooks = server.bare.appendingPathComponent("hooks")
         let seen = scenario.temp.path("chained.log")
         try FileManager.default.removeItem(at: hooks.appendingPathComponent("post-receive"))

@@ -1,4 +1,5 @@
 import CLibcrypto
+import CohortBase
 import Crypto
 import CohortTestSupport
 import Foundation

@@ -1,3 +1,4 @@
+import CohortBase
 import CohortTestSupport
 import Foundation
 import Testing

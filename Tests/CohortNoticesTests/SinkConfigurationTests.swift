@@ -1,4 +1,4 @@
-import CohortIdentity
+import CohortBase
 import CohortNotices
 import CohortSinks
 import CohortTestSupport

@@ -1,5 +1,4 @@
 import CohortGit
-import CohortIdentity
 import CohortTestSupport
 import CohortWorkspace
 import Foundation

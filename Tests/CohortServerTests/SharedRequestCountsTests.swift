@@ -1,4 +1,4 @@
-import CohortIdentity
+import CohortBase
 @testable import CohortServer
 import Foundation
 import Testing

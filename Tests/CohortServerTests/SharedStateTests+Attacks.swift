@@ -1,6 +1,5 @@
 import CohortCollaboration
 import CohortGit
-import CohortIdentity
 import CohortTestSupport
 import CohortVerification
 import CohortWorkspace

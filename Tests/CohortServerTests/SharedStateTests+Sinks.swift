@@ -1,5 +1,4 @@
 import CohortCollaboration
-import CohortIdentity
 import CohortRemote
 import CohortTestSupport
 import Foundation

@@ -1,5 +1,5 @@
+import CohortBase
 import CohortGit
-import CohortIdentity
 import CohortTestSupport
 import CohortVerification
 import CohortWorkspace

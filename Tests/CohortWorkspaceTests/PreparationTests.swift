@@ -1,6 +1,6 @@
+import CohortBase
 import CohortCollaboration
 import CohortGit
-import CohortIdentity
 import CohortTestSupport
 import CohortVerification
 import CohortWorkspace

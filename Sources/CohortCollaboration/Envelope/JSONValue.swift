@@ -1,4 +1,3 @@
-import CohortIdentity
 import Foundation
 
 /// A JSON document read strictly (RFC 8259, UTF-8, an optional UTF-8 byte order mark): for the

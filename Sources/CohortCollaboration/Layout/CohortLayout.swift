@@ -4,9 +4,6 @@ public enum CohortLayout {
     public static let collaboration = ".cohort/collaboration.json"
     public static let members = ".cohort/members.json"
     public static let notices = ".cohort/notices"
-    /// A repository's own notice sinks, relative to its git directory (`.git/cohort/config.toml` in a
-    /// workspace, `<repository>/cohort/config.toml` on a server).
-    public static let sinksInGitDirectory = "cohort/config.toml"
     /// The default branch every collaboration starts on.
     public static let defaultBranch = "refs/heads/main"
 

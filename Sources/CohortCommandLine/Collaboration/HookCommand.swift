@@ -1,6 +1,6 @@
 import ArgumentParser
+import CohortBase
 import CohortHooks
-import CohortIdentity
 import Foundation
 
 struct HookCommand: AsyncParsableCommand {

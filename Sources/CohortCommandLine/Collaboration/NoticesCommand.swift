@@ -1,7 +1,6 @@
 import ArgumentParser
 import CohortCollaboration
 import CohortGit
-import CohortIdentity
 import CohortNotices
 import CohortVerification
 import CohortWorkspace
@@ -44,16 +43,12 @@ struct NoticesList: AsyncCohortCommand {
         repeat {
             let head = try workspace.head().commit
             if head != last {
-                do {
-                    let state = try workspace.state()
-                    let handles = state.membership.everyHandle
-                    for signed in try workspace.signedNotices(since: last) {
-                        let delivery = NoticeDelivery(notice: signed.notice, actorHandle: handles[signed.notice.actor], envelope: signed.envelope,
-                                                      salt: state.context.salt)
-                        Terminal.write(json ? delivery.json() + Data("\n".utf8) : Data((delivery.summary + "\n").utf8))
-                    }
-                } catch let violation as Violation {
-                    throw violation.asError
+                let state = try workspace.state()
+                let handles = state.membership.everyHandle
+                for signed in try workspace.signedNotices(since: last) {
+                    let delivery = NoticeDelivery(notice: signed.notice, actorHandle: handles[signed.notice.actor], envelope: signed.envelope,
+                                                  salt: state.context.salt)
+                    Terminal.write(json ? delivery.json() + Data("\n".utf8) : Data((delivery.summary + "\n").utf8))
                 }
                 last = head
             }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CohortBase
 import CohortCollaboration
 import CohortGit
 import CohortIdentity
@@ -105,11 +106,11 @@ struct SinksReplay: AsyncCohortCommand {
         let files: [URL]
         let base: URL
         if let repository {
-            base = try Repository(at: URL(fileURLWithPath: repository)).gitDirectory.appendingPathComponent("cohort")
+            base = try Repository(at: URL(fileURLWithPath: repository)).cohortDirectory.url
             files = [base.appendingPathComponent("config.toml")]
         } else {
             let workspace = try workspace.open()
-            base = workspace.repository.gitDirectory.appendingPathComponent("cohort")
+            base = workspace.repository.cohortDirectory.url
             files = workspace.configurationFiles
         }
         guard let spec = try SinkConfiguration.load(files, registry: CohortCommandLine.sinks).first(where: { $0.name == name }) else {

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CohortIdentity
 import CohortVerification
 import CohortWorkspace
 import Foundation
@@ -25,13 +24,10 @@ struct VerifyCommand: CohortCommand {
             } else {
                 Terminal.print("ok: \(Terminal.count(report.commits, "commit"))")
             }
-        } catch let violation as Violation {
-            if json {
-                let object: [String: Any] = ["ok": false, "code": violation.error.code.rawValue, "commit": violation.commit.hex, "reason": violation.error.reason]
-                Terminal.printJSON(object)
-                throw ExitCode(1)
-            }
-            throw violation.asError
+        } catch let violation as Violation where json {
+            let object: [String: Any] = ["ok": false, "code": violation.error.code.rawValue, "commit": violation.commit.hex, "reason": violation.error.reason]
+            Terminal.printJSON(object)
+            throw ExitCode(1)
         }
     }
 }
@@ -57,11 +53,7 @@ struct ExportAllowedSigners: CohortCommand {
 
     func execute() throws {
         let workspace = try workspace.open()
-        do {
-            let text = try workspace.repository.allowedSigners(for: workspace.head().commit)
-            try output.emit(Data(text.utf8))
-        } catch let violation as Violation {
-            throw violation.asError
-        }
+        let text = try workspace.repository.allowedSigners(for: workspace.head().commit)
+        try output.emit(Data(text.utf8))
     }
 }

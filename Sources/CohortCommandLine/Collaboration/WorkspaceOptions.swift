@@ -1,5 +1,4 @@
 import ArgumentParser
-import CohortIdentity
 import CohortWorkspace
 import Foundation
 

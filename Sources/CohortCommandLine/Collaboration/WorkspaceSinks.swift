@@ -1,5 +1,4 @@
 import CohortNotices
-import CohortVerification
 import CohortWorkspace
 
 /// The sinks of a workspace (`$COHORT_HOME/config.toml`, then `.git/cohort/config.toml`), for
@@ -13,11 +12,7 @@ enum WorkspaceSinks {
     /// Delivers the notices that arrived since the last delivery; nil when no sink is configured.
     static func deliver(_ workspace: Workspace) async throws -> [NoticeOutbox.Report]? {
         let specs = try specs(workspace)
-        do {
-            let reports = try await workspace.deliverNotices(to: specs)
-            return specs.isEmpty ? nil : reports
-        } catch let violation as Violation {
-            throw violation.asError
-        }
+        let reports = try await workspace.deliverNotices(to: specs)
+        return specs.isEmpty ? nil : reports
     }
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CohortIdentity
+import CohortBase
 
 struct IdCard: CohortCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CohortIdentity
 
 struct IdEnroll: CohortCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CohortIdentity
 
 struct IdInit: CohortCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CohortGit
-import CohortIdentity
 import CohortRemote
+import CohortSync
 import CohortWorkspace
 import Foundation
 

@@ -1,6 +1,7 @@
 import ArgumentParser
-import CohortIdentity
+import CohortBase
 import CohortRemote
+import CohortSync
 import Foundation
 
 struct PublishCommand: CohortCommand {

@@ -1,4 +1,4 @@
-import CohortIdentity
+import CohortBase
 import Foundation
 
 /// Whether `cohort serve` can listen where it was told, checked with a socket of its own before

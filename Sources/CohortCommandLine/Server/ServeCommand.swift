@@ -1,4 +1,5 @@
 import ArgumentParser
+import CohortBase
 import CohortIdentity
 import CohortServer
 import Foundation

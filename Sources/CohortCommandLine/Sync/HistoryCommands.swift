@@ -1,6 +1,6 @@
 import ArgumentParser
+import CohortBase
 import CohortGit
-import CohortIdentity
 import CohortSync
 import CohortWorkspace
 import Foundation

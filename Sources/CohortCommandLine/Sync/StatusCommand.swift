@@ -1,6 +1,5 @@
 import ArgumentParser
 import CohortGit
-import CohortIdentity
 import CohortNotices
 import CohortSync
 import CohortWorkspace

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CohortIdentity
+import CohortBase
 import CohortNotices
 import CohortRemote
 import CohortSync
@@ -105,7 +105,7 @@ enum SyncRun {
             return try await WorkspaceSinks.deliver(workspace)
         } catch {
             if report.failure == nil {
-                let failure = (error as? CohortError) ?? CohortError(.io, "\(error)")
+                let failure = CohortError(error, otherwise: .io)
                 report.failure = SyncReport.Failure(step: .deliver, error: failure)
             }
             return nil

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CohortIdentity
+import CohortBase
 import CohortSync
 import CohortWorkspace
 import Dispatch

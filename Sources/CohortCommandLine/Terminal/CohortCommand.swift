@@ -1,5 +1,5 @@
 import ArgumentParser
-import CohortIdentity
+import CohortBase
 import Foundation
 
 /// A command whose failures print as one line, `error: CODE: reason (what to do)`, and exit 1.
@@ -11,8 +11,8 @@ extension CohortCommand {
     func run() throws {
         do {
             try execute()
-        } catch let error as CohortError {
-            Terminal.error(error.description)
+        } catch let error as CohortErrorConvertible {
+            Terminal.error(error.cohortError.description)
             throw ExitCode(1)
         }
     }
@@ -27,8 +27,8 @@ extension AsyncCohortCommand {
     func run() async throws {
         do {
             try await execute()
-        } catch let error as CohortError {
-            Terminal.error(error.description)
+        } catch let error as CohortErrorConvertible {
+            Terminal.error(error.cohortError.description)
             throw ExitCode(1)
         }
     }

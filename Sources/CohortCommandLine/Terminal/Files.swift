@@ -1,4 +1,4 @@
-import CohortIdentity
+import CohortBase
 import Foundation
 
 /// Reading what the user points at, and writing what they asked for, bounded and without clobbering.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CohortBase
 import CohortGit
 import CohortIdentity
 

@@ -1,3 +1,4 @@
+import CohortBase
 import Foundation
 
 /// A new device's request to join a person's card, signed by the new device's key (so nobody can

@@ -1,3 +1,4 @@
+import CohortBase
 import Foundation
 
 /// A person's public identity card: handle, display name, device master keys (1 to 16) and a

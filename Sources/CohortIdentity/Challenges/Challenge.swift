@@ -1,3 +1,4 @@
+import CohortBase
 import Foundation
 
 /// What a challenge authorises.

@@ -1,3 +1,4 @@
+import CohortBase
 import Foundation
 
 /// Builds the length-prefixed byte strings that Cohort hashes and signs (`u8`, `u16`, `u32`, `u64`

@@ -1,3 +1,4 @@
+import CohortBase
 import Foundation
 
 /// Shared JSON habits: sorted, pretty output and one-line descriptions of decoding failures.

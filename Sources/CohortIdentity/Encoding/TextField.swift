@@ -1,3 +1,4 @@
+import CohortBase
 import Foundation
 
 /// Checks on the short texts people type: handles, names, device names.

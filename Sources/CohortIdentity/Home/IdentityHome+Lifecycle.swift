@@ -1,3 +1,4 @@
+import CohortBase
 import Foundation
 
 /// The result of importing a card on this device.

@@ -1,3 +1,4 @@
+import CohortBase
 import Foundation
 
 /// This device's identity on disk, under `$COHORT_HOME` (default `~/.config/cohort`, mode 0700):

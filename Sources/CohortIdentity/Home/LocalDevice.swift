@@ -1,3 +1,4 @@
+import CohortBase
 import Foundation
 
 /// This device: its master key and how it is known.

@@ -1,3 +1,4 @@
+import CohortBase
 import Foundation
 
 /// What a device's keys are diversified for: a collaboration's identifier and its 16-byte salt.

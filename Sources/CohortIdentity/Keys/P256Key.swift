@@ -1,3 +1,4 @@
+import CohortBase
 import Crypto
 import Foundation
 

@@ -1,3 +1,4 @@
+import CohortBase
 import Foundation
 
 /// Whether a root may act in a collaboration.

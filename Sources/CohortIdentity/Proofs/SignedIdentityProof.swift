@@ -1,3 +1,4 @@
+import CohortBase
 import Foundation
 
 /// A proof of inclusion plus a signature, by the included key, over a message (a server challenge,

@@ -1,3 +1,4 @@
+import CohortBase
 import Foundation
 
 /// The SSH wire encoding (RFC 4251 §5): `string` = u32 length ‖ bytes, `mpint` = two's-complement

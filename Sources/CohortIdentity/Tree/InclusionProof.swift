@@ -1,3 +1,4 @@
+import CohortBase
 import Foundation
 
 /// A proof that a public key is a leaf of a root: the key, its leaf index and the sibling hashes from

@@ -1,3 +1,4 @@
+import CohortBase
 import Foundation
 
 /// Verification of a Merkle inclusion proof (RFC 9162 §2.1.3.2), for any tree size. Cohort's trees are

@@ -1,3 +1,4 @@
+import CohortBase
 import Foundation
 
 /// A person's root hash in one collaboration, with the scheme it was computed under.

@@ -1,5 +1,5 @@
 import CZlib
-import CohortIdentity
+import CohortBase
 
 /// Streams a gzip body (`Content-Encoding: gzip`, which git uses for large fetch requests) back to
 /// its bytes, 64 KiB at a time, refusing more than `limit` of them.

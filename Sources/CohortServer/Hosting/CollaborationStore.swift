@@ -1,3 +1,4 @@
+import CohortBase
 import CohortCollaboration
 import CohortGit
 import CohortHooks
@@ -62,7 +63,7 @@ public struct CollaborationStore: Sendable {
     }
 
     static func registrationURL(in repository: URL) -> URL {
-        repository.appendingPathComponent("cohort/registration.json")
+        CohortDirectory(gitDirectory: repository).registration
     }
 
     /// The registration of `identifier`, or nil when the server does not host it.
@@ -103,7 +104,7 @@ public struct CollaborationStore: Sendable {
         try repository.setConfig("receive.denyDeletes", to: "true")
         try repository.setConfig("core.logAllRefUpdates", to: "true")
         _ = try HookInstaller.install(into: staging, binary: hookBinary, chain: false)
-        try AtomicFile.createDirectory(staging.appendingPathComponent("cohort", isDirectory: true), mode: 0o700)
+        try AtomicFile.createDirectory(CohortDirectory(gitDirectory: staging).url, mode: 0o700)
         try AtomicFile.write(ServerAPI.encode(record), to: Self.registrationURL(in: staging), mode: 0o644, replacing: false)
         // rename(2) of a directory onto an existing non-empty one fails: two publishers, one winner.
         guard rename(staging.path, repositoryURL(collaboration.identifier).path) == 0 else {

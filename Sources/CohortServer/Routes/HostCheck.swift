@@ -1,4 +1,4 @@
-import CohortIdentity
+import CohortBase
 import Hummingbird
 
 /// Refuses a request whose `Host` names another server than this one's configured name. Challenges

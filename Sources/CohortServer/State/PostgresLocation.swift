@@ -1,4 +1,4 @@
-import CohortIdentity
+import CohortBase
 import Foundation
 
 /// Where a server's shared state lives: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`, with

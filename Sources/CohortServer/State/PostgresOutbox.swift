@@ -1,7 +1,7 @@
+import CohortBase
 import CohortCollaboration
 import CohortGit
 import CohortHooks
-import CohortIdentity
 import CohortNotices
 import Foundation
 import Logging

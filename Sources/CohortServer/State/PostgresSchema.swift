@@ -1,4 +1,4 @@
-import CohortIdentity
+import CohortBase
 import PostgresNIO
 
 /// The shared state's tables, created and migrated by the server itself. Each migration runs in its

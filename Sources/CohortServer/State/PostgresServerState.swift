@@ -1,3 +1,4 @@
+import CohortBase
 import CohortIdentity
 import CohortNotices
 import Foundation

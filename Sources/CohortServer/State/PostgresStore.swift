@@ -1,4 +1,4 @@
-import CohortIdentity
+import CohortBase
 import Foundation
 import Logging
 import NIOCore

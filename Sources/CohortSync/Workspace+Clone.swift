@@ -1,5 +1,7 @@
+import CohortBase
 import CohortCollaboration
 import CohortGit
+import CohortRemote
 import CohortIdentity
 import CohortVerification
 import CohortWorkspace
@@ -97,7 +99,7 @@ extension Workspace {
                                 participants: state.membership.participants.count, report: report)
         } catch let violation as Violation {
             removeClone()
-            let error = violation.asError
+            let error = violation.cohortError
             throw CohortError(error.code, "the history failed verification, so the clone was removed: \(error.reason)",
                               hint: "tell the collaboration's owner; never use an unverified history")
         } catch {

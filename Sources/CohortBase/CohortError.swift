@@ -101,6 +101,21 @@ public struct CohortError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// An error that reads as one `CohortError`, as every summary and the command line print it: a
+/// `CohortError` itself, or a richer one such as a violation of the rules, which names its commit.
+public protocol CohortErrorConvertible: Error {
+    var cohortError: CohortError { get }
+}
+
+extension CohortError: CohortErrorConvertible {
+    public var cohortError: CohortError { self }
+
+    /// `error` as Cohort reports it: its own reading when it has one, else `code` with its description.
+    public init(_ error: any Error, otherwise code: Code) {
+        self = (error as? CohortErrorConvertible)?.cohortError ?? CohortError(code, "\(error)")
+    }
+}
+
 extension String {
     /// The string with every line break turned into a space, so an error stays on one line.
     func replacingNewlines() -> String {

@@ -1,6 +1,7 @@
+import CohortBase
 import CohortCollaboration
 import CohortGit
-import CohortIdentity
+import CohortRemote
 import CohortVerification
 import CohortWorkspace
 import Foundation

@@ -1,3 +1,4 @@
+import CohortBase
 import CohortCollaboration
 import CohortGit
 import CohortIdentity
@@ -21,12 +22,5 @@ extension Repository {
         // Remembered as verified, so `cohort verify` and the next sync do not check it again.
         try? VerifiedCommits(repository: self).remember([id])
         return id
-    }
-}
-
-extension Violation {
-    /// The violation as one error: `CODE: commit SHA: reason`.
-    public var asError: CohortError {
-        CohortError(error.code, "commit \(commit.hex): \(error.reason)", hint: error.hint)
     }
 }
