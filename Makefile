@@ -82,7 +82,8 @@ docs: build
 	"$$bin/cohort" --generate-completion-script zsh > Docs/completions/_cohort; \
 	"$$bin/cohort" --generate-completion-script fish > Docs/completions/cohort.fish; \
 	"$$bin/generate-manual" "$$bin/cohort" --date "$$(date -u +%F)" --authors "Cohort developers" --output-directory Docs/man; \
-	echo "wrote Docs/completions/{cohort.bash,_cohort,cohort.fish} and Docs/man/cohort.1"
+	echo "wrote Docs/completions/{cohort.bash,_cohort,cohort.fish} and Docs/man/cohort.1"; \
+	python3 Scripts/architecture.py --write && echo "wrote the layers of Docs/Architecture.md"
 
 clean:
 	rm -rf .build

@@ -75,6 +75,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The JSON bodies of a Cohort server's identity API, shared by `cohort serve` and its clients.
+        .target(
+            name: "CohortServerAPI",
+            dependencies: ["CohortBase", "CohortIdentity", "CohortCollaboration"]
+        ),
         // The thin Swift layer over libgit2.
         .target(
             name: "CohortGit",
@@ -137,17 +142,22 @@ let package = Package(
             name: "CohortNoticesTesting",
             dependencies: ["CohortNotices"]
         ),
-        // The pre-receive hook for any git server: installer and runner.
+        // The pre-receive hook for any git server: installer and verifier. No notices.
         .target(
             name: "CohortHooks",
-            dependencies: ["CohortBase", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortNotices"]
+            dependencies: ["CohortBase", "CohortGit", "CohortVerification"]
+        ),
+        // The post-receive hook: the notices of an accepted push, into the outbox and out to the sinks.
+        .target(
+            name: "CohortPostReceive",
+            dependencies: ["CohortBase", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortHooks", "CohortNotices"]
         ),
 
         // The client side of a Cohort server: links, challenges, tokens, the server's answers.
         .target(
             name: "CohortRemote",
             dependencies: [
-                "CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit",
+                "CohortBase", "CohortIdentity", "CohortCollaboration", "CohortServerAPI", "CohortGit",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
@@ -155,13 +165,14 @@ let package = Package(
         // `cohort clone`, `publish`, `sync`, `status` and `watch`: local-first sync through any git remote.
         .target(
             name: "CohortSync",
-            dependencies: ["CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace", "CohortRemote"]
+            dependencies: ["CohortBase", "CohortIdentity", "CohortCollaboration", "CohortServerAPI", "CohortGit", "CohortVerification", "CohortWorkspace", "CohortRemote"]
         ),
         // `cohort serve`: git's smart HTTP behind proofs of identity.
         .target(
             name: "CohortServer",
             dependencies: [
-                "CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortHooks", "CohortNotices",
+                "CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortServerAPI", "CohortHooks",
+                "CohortNotices", "CohortPostReceive",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -183,7 +194,7 @@ let package = Package(
             name: "CohortCommandLine",
             dependencies: [
                 "CohortBase", "CohortIdentity", "CohortGit", "CohortCollaboration", "CohortVerification", "CohortWorkspace", "CohortHooks",
-                "CohortNotices", "CohortSinks", "CohortRemote", "CohortServer", "CohortSync",
+                "CohortNotices", "CohortSinks", "CohortPostReceive", "CohortRemote", "CohortServer", "CohortSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -195,7 +206,7 @@ let package = Package(
         // git's credential helper for Cohort servers (`git config credential.helper cohort`).
         .executableTarget(
             name: "git-credential-cohort",
-            dependencies: ["CohortBase", "CohortIdentity", "CohortCollaboration", "CohortRemote"]
+            dependencies: ["CohortBase", "CohortIdentity", "CohortServerAPI", "CohortRemote"]
         ),
         // The fuzz targets of every parser of outside bytes (`make fuzz`); a regular build replays corpora.
         .target(
@@ -205,7 +216,7 @@ let package = Package(
         .executableTarget(
             name: "cohort-fuzz",
             dependencies: [
-                "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortServer", "CFuzzDriver",
+                "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortServerAPI", "CohortServer", "CFuzzDriver",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -267,7 +278,8 @@ let package = Package(
         .testTarget(
             name: "CohortServerTests",
             dependencies: [
-                "cohort", "git-credential-cohort", "CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortWorkspace",
+                "cohort", "git-credential-cohort", "CohortBase", "CohortIdentity", "CohortCollaboration", "CohortServerAPI", "CohortGit",
+                "CohortVerification", "CohortWorkspace",
                 "CohortRemote", "CohortServer", "CohortTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]

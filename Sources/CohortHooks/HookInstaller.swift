@@ -10,6 +10,11 @@ public enum HookInstaller {
     /// The hooks Cohort installs.
     public static let hooks = ["pre-receive", "post-receive"]
 
+    /// Names a sinks file that applies to every repository of a server (`cohort serve` sets it to
+    /// `<data>/sinks.toml` when that file exists): the installed `post-receive` runs Cohort when this
+    /// or the repository's own sinks file is there.
+    public static let serverSinksVariable = "COHORT_SERVER_SINKS"
+
     /// The name a foreign hook is kept under when chained.
     public static func chainedName(_ hook: String) -> String { "\(hook).chained" }
 
@@ -90,7 +95,7 @@ public enum HookInstaller {
         // Git runs push hooks in the git directory with GIT_DIR set (usually "."); config.toml is
         // the repository's sinks file, COHORT_SERVER_SINKS the server's (set only when it exists).
         let runsCohort = verifies ? "true"
-            : "[ -e \"${GIT_DIR:-.}/\(CohortDirectory.sinksFileInGitDirectory)\" ] || [ -n \"${\(PostReceiveHook.serverSinksVariable):-}\" ]"
+            : "[ -e \"${GIT_DIR:-.}/\(CohortDirectory.sinksFileInGitDirectory)\" ] || [ -n \"${\(serverSinksVariable):-}\" ]"
         return """
         #!/bin/sh
         \(marker); changes here are replaced on the next install.

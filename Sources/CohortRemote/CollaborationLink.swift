@@ -1,5 +1,5 @@
 import CohortBase
-import CohortCollaboration
+import CohortServerAPI
 import Foundation
 
 /// A collaboration link, `http(s)://host[:port][/prefix]/c/<identifier>`: the server's base URL and

@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import CohortBase
-import CohortCollaboration
 import CohortGit
 import CohortIdentity
+import CohortServerAPI
 import Foundation
 import NIOCore
 import NIOHTTP1

@@ -1,6 +1,7 @@
 import CohortBase
 import CohortCollaboration
 import CohortIdentity
+import CohortServerAPI
 import Foundation
 
 /// The challenge–response that buys an access token: ask the server for a challenge, sign it with

@@ -1,7 +1,7 @@
 import CohortBase
-import CohortCollaboration
 import CohortHooks
 import CohortIdentity
+import CohortServerAPI
 import Crypto
 import Foundation
 import Synchronization

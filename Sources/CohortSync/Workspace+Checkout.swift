@@ -1,5 +1,4 @@
 import CohortBase
-import CohortCollaboration
 import CohortGit
 import CohortWorkspace
 import Foundation

@@ -2,6 +2,7 @@ import CohortBase
 import CohortCollaboration
 import CohortGit
 import CohortRemote
+import CohortServerAPI
 import CohortVerification
 import CohortWorkspace
 import Foundation

@@ -1,5 +1,4 @@
 import CohortBase
-import CohortCollaboration
 import CohortGit
 
 /// Where a commit's `.cohort/` state comes from: the newest membership among its parents (the highest

@@ -1,7 +1,5 @@
-import CohortCollaboration
 import CohortGit
 import CohortIdentity
-import CohortVerification
 import Foundation
 
 extension Repository {

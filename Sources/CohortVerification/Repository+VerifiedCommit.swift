@@ -2,7 +2,6 @@ import CohortBase
 import CohortCollaboration
 import CohortGit
 import CohortIdentity
-import CohortVerification
 import Foundation
 
 extension Repository {

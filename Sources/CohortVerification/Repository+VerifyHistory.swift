@@ -1,4 +1,3 @@
-import CohortCollaboration
 import CohortGit
 import Foundation
 

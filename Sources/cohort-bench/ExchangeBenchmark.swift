@@ -1,4 +1,3 @@
-import CohortCollaboration
 import CohortIdentity
 import CohortRemote
 import Foundation

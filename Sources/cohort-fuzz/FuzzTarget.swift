@@ -2,6 +2,7 @@
 import CohortGit
 import CohortIdentity
 @testable import CohortServer
+import CohortServerAPI
 import CohortVerification
 import Crypto
 import Foundation

@@ -2,6 +2,7 @@ import CohortCollaboration
 import CohortGit
 import CohortIdentity
 import CohortServer
+import CohortServerAPI
 import CohortVerification
 import Crypto
 import Foundation

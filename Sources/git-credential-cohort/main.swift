@@ -9,9 +9,9 @@
 // are not Cohort servers, and every other operation (`store`, `erase`), get no answer, so git moves
 // on to its other helpers. A refusal (not a participant, removed) is printed and ends git's asking.
 import CohortBase
-import CohortCollaboration
 import CohortIdentity
 import CohortRemote
+import CohortServerAPI
 import Foundation
 
 /// Largest input git may send, in bytes.

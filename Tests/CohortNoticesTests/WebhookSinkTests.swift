@@ -1,4 +1,3 @@
-import CohortCollaboration
 import CohortNotices
 import CohortTestSupport
 import Foundation

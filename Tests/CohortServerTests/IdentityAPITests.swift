@@ -1,7 +1,7 @@
 import AsyncHTTPClient
-import CohortCollaboration
 import CohortIdentity
 import CohortRemote
+import CohortServerAPI
 import CohortTestSupport
 import Foundation
 import NIOCore

@@ -1,6 +1,6 @@
-import CohortCollaboration
 import CohortGit
 import CohortRemote
+import CohortServerAPI
 import CohortTestSupport
 import Foundation
 import Testing

@@ -1,6 +1,6 @@
-import CohortCollaboration
 import CohortIdentity
 import CohortRemote
+import CohortServerAPI
 import CohortTestSupport
 import Foundation
 import Testing

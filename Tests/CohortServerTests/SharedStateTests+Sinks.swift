@@ -1,4 +1,3 @@
-import CohortCollaboration
 import CohortRemote
 import CohortTestSupport
 import Foundation

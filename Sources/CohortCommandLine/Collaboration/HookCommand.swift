@@ -1,6 +1,7 @@
 import ArgumentParser
 import CohortBase
 import CohortHooks
+import CohortPostReceive
 import Foundation
 
 struct HookCommand: AsyncParsableCommand {

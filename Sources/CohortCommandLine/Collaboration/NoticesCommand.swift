@@ -1,5 +1,4 @@
 import ArgumentParser
-import CohortCollaboration
 import CohortGit
 import CohortNotices
 import CohortVerification

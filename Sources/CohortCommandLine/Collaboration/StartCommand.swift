@@ -1,5 +1,4 @@
 import ArgumentParser
-import CohortCollaboration
 import CohortWorkspace
 import Foundation
 

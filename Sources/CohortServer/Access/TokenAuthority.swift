@@ -1,6 +1,6 @@
 import CohortBase
-import CohortCollaboration
 import CohortIdentity
+import CohortServerAPI
 import Crypto
 import Foundation
 

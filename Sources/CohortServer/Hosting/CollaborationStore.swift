@@ -3,6 +3,7 @@ import CohortCollaboration
 import CohortGit
 import CohortHooks
 import CohortIdentity
+import CohortServerAPI
 import CohortVerification
 import Foundation
 

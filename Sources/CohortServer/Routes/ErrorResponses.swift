@@ -1,5 +1,5 @@
 import CohortBase
-import CohortCollaboration
+import CohortServerAPI
 import Hummingbird
 import Logging
 

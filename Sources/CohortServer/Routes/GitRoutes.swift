@@ -1,5 +1,5 @@
 import CohortBase
-import CohortCollaboration
+import CohortServerAPI
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -2,6 +2,7 @@ import CohortBase
 import CohortCollaboration
 import CohortGit
 import CohortIdentity
+import CohortServerAPI
 import Foundation
 import Hummingbird
 

@@ -1,7 +1,6 @@
 import CohortBase
-import CohortCollaboration
 import CohortGit
-import CohortHooks
+import CohortPostReceive
 import CohortNotices
 import Foundation
 import Logging

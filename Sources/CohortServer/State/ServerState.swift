@@ -51,7 +51,7 @@ struct FileServerState: ServerState {
     func pushed(_ identifier: String) {}
 
     var hookEnvironment: [String: String] {
-        sinksFile.map { [PostReceiveHook.serverSinksVariable: $0.path] } ?? [:]
+        sinksFile.map { [HookInstaller.serverSinksVariable: $0.path] } ?? [:]
     }
 
     var services: [any Service] { [] }

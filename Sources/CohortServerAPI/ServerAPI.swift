@@ -1,4 +1,5 @@
 import CohortBase
+import CohortCollaboration
 import CohortIdentity
 import Foundation
 

@@ -1,6 +1,7 @@
 import CohortBase
 import CohortCollaboration
 import CohortGit
+import CohortHooks
 import CohortNotices
 import CohortVerification
 import Foundation
@@ -10,10 +11,6 @@ import Foundation
 /// `<git dir>/cohort/config.toml` (and, under `cohort serve`, the server's own sinks file). A server's sinks receive every notice, mentions included (a
 /// mention's `data.mentioned` names its recipient).
 public enum PostReceiveHook {
-    /// Names a sinks file that applies to every repository of a server (`cohort serve` sets it to
-    /// `<data>/sinks.toml` when that file exists).
-    public static let serverSinksVariable = "COHORT_SERVER_SINKS"
-
     /// Takes the notices of the pushed branches' new commits into the outbox and delivers to the
     /// sinks configured, of the types `registry` knows. Returns the sinks' reports (empty when none is
     /// configured). A sink seen for the first time starts with this push, or with `history = "all"`,
@@ -23,7 +20,7 @@ public enum PostReceiveHook {
         let updates = try PreReceiveHook.updates(from: input)
         let repository = try Repository.openFromEnvironment()
         var files = [repository.cohortDirectory.sinksFile]
-        if let serverWide = ProcessInfo.processInfo.environment[serverSinksVariable], !serverWide.isEmpty {
+        if let serverWide = ProcessInfo.processInfo.environment[HookInstaller.serverSinksVariable], !serverWide.isEmpty {
             files.append(URL(fileURLWithPath: serverWide))
         }
         let specs = try SinkConfiguration.load(files, registry: registry)

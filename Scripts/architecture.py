@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""The layers of Cohort's package, drawn from Package.swift and checked against Docs/Architecture.md.
+
+    python3 Scripts/architecture.py            print the layer diagram of Package.swift as it is
+    python3 Scripts/architecture.py --write    put that diagram into Docs/Architecture.md (`make docs`)
+    python3 Scripts/architecture.py --check    exit 1, naming each problem, when
+        - a target depends on a target its row in the document's "Allowed dependencies" table does not list,
+        - a target of Package.swift has no row there (or a row names a target that does not exist),
+        - a source file imports one of the package's modules that its target does not depend on directly,
+        - the diagram in the document is not the one Package.swift gives.
+
+--package-json FILE reads `swift package dump-package` output from FILE instead of running it, and
+--document FILE checks another copy of the document: the tests use both to show a forbidden
+dependency is caught.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOCUMENT = os.path.join(ROOT, "Docs", "Architecture.md")
+BEGIN = "<!-- layers: drawn by `python3 Scripts/architecture.py --write` from Package.swift; do not edit by hand -->"
+END = "<!-- end of layers -->"
+
+
+def load_package(path):
+    if path:
+        with open(path) as handle:
+            return json.load(handle)
+    # A scratch folder of its own: under `swift test` the package's own is locked by the test run.
+    with tempfile.TemporaryDirectory() as scratch:
+        output = subprocess.run(["swift", "package", "--scratch-path", scratch, "dump-package"], cwd=ROOT, check=True,
+                                capture_output=True, text=True)
+    return json.loads(output.stdout)
+
+
+def dependencies(target, local):
+    """The target's dependencies: the package's own targets, and products of other packages (as PACKAGE/NAME)."""
+    own, external = [], []
+    for dependency in target.get("dependencies", []):
+        kind, value = next(iter(dependency.items()))
+        name = value[0]
+        if kind == "product":
+            external.append(f"{value[1]}/{name}")
+        elif name in local:
+            own.append(name)
+        else:
+            external.append(name)
+    return own, external
+
+
+def layers(graph):
+    """Each target's layer: 0 for one that depends on none of the package's targets, else one above its highest dependency."""
+    level = {}
+
+    def visit(name, path=()):
+        if name in path:
+            raise SystemExit("error: E_MALFORMED: Package.swift has a dependency cycle: " + " -> ".join(path + (name,)))
+        if name not in level:
+            level[name] = 1 + max((visit(other, path + (name,)) for other in graph[name]), default=-1)
+        return level[name]
+
+    for name in graph:
+        visit(name)
+    return level
+
+
+def diagram(package):
+    targets = package["targets"]
+    local = {target["name"] for target in targets}
+    graph, externals, kinds = {}, {}, {}
+    for target in targets:
+        graph[target["name"]], externals[target["name"]] = dependencies(target, local)
+        kinds[target["name"]] = target["type"]
+    level = layers(graph)
+    width = max(len(name) for name in graph if kinds[name] != "test")
+    lines = ["```", "layer  target" + " " * (width - 6) + "  depends on (the package's targets; then, in brackets, system libraries and other packages)"]
+    for name in sorted(graph, key=lambda name: (level[name], name)):
+        if kinds[name] == "test":
+            continue
+        own = " ".join(sorted(graph[name], key=lambda other: (level[other], other)))
+        outside = " ".join(sorted(externals[name]))
+        text = own + (f" [{outside}]" if outside else "")
+        lines.append(f"{level[name]:>5}  {name.ljust(width)}  {text or '-'}".rstrip())
+    lines.append("```")
+    return "\n".join(lines), graph, kinds
+
+
+def allowed_table(document):
+    """The rows of the document's "Allowed dependencies" table: target -> the targets it may depend on."""
+    match = re.search(r"^## Allowed dependencies\n(.*?)(?=^## |\Z)", document, re.M | re.S)
+    if not match:
+        raise SystemExit("error: E_MALFORMED: Docs/Architecture.md has no '## Allowed dependencies' section")
+    rows = {}
+    for line in match.group(1).splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) < 2 or not line.startswith("|") or cells[0] in ("target", "") or set(cells[0]) <= set("-: "):
+            continue
+        for name in re.findall(r"`([^`]+)`", cells[0]):
+            rows[name] = set(re.findall(r"`([^`]+)`", cells[1]))
+    return rows
+
+
+def imports_problems(package, graph):
+    problems = []
+    for target in package["targets"]:
+        name = target["name"]
+        folder = target.get("path") or os.path.join("Tests" if target["type"] == "test" else "Sources", name)
+        for directory, _, files in os.walk(os.path.join(ROOT, folder)):
+            for file in sorted(files):
+                if not file.endswith(".swift"):
+                    continue
+                path = os.path.join(directory, file)
+                with open(path, encoding="utf-8") as handle:
+                    for module in re.findall(r"^(?:@testable |@_exported |package |public |internal )?import (\w+)", handle.read(), re.M):
+                        if module in graph and module != name and module not in graph[name]:
+                            problems.append(f"{os.path.relpath(path, ROOT)} imports {module}, which {name} does not depend on in Package.swift")
+    return problems
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", action="store_true")
+    parser.add_argument("--check", action="store_true")
+    parser.add_argument("--package-json")
+    parser.add_argument("--document", default=DOCUMENT)
+    options = parser.parse_args()
+
+    package = load_package(options.package_json)
+    drawn, graph, kinds = diagram(package)
+    if not (options.write or options.check):
+        print(drawn)
+        return 0
+    with open(options.document, encoding="utf-8") as handle:
+        document = handle.read()
+    block = re.compile(re.escape(BEGIN) + r"\n(.*?)\n" + re.escape(END), re.S)
+    if options.write:
+        if not block.search(document):
+            raise SystemExit(f"error: E_MALFORMED: {options.document} has no layers block (add the two marker lines)")
+        document = block.sub(lambda _: BEGIN + "\n" + drawn + "\n" + END, document)
+        with open(options.document, "w", encoding="utf-8") as handle:
+            handle.write(document)
+        return 0
+
+    problems = []
+    allowed = allowed_table(document)
+    for name in sorted(graph):
+        if kinds[name] == "test":
+            continue
+        if name not in allowed:
+            problems.append(f"{name} has no row in the 'Allowed dependencies' table (say what it may depend on)")
+            continue
+        for other in sorted(set(graph[name]) - allowed[name]):
+            problems.append(f"{name} depends on {other}, which the 'Allowed dependencies' table forbids it")
+    for name in sorted(set(allowed) - set(graph)):
+        problems.append(f"the 'Allowed dependencies' table names {name}, which is not a target of Package.swift")
+    problems += imports_problems(package, graph)
+    found = block.search(document)
+    if not found:
+        problems.append("the layers block is missing from the document")
+    elif found.group(1) != drawn:
+        problems.append("the layers diagram is not Package.swift's as it is (run `make docs`)")
+    for problem in problems:
+        print("error: E_MALFORMED: " + problem, file=sys.stderr)
+    if not problems:
+        print(f"ok: {len(graph)} targets, every dependency allowed")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
