@@ -142,7 +142,7 @@ let package = Package(
             name: "CohortNoticesTesting",
             dependencies: ["CohortNotices"]
         ),
-        // The pre-receive hook for any git server: installer and verifier. No notices.
+        // The hooks for any git server: their installer, and the pre-receive verifier. No notices.
         .target(
             name: "CohortHooks",
             dependencies: ["CohortBase", "CohortGit", "CohortVerification"]

@@ -4,14 +4,16 @@
     python3 Scripts/architecture.py            print the layer diagram of Package.swift as it is
     python3 Scripts/architecture.py --write    put that diagram into Docs/Architecture.md (`make docs`)
     python3 Scripts/architecture.py --check    exit 1, naming each problem, when
-        - a target depends on a target its row in the document's "Allowed dependencies" table does not list,
-        - a target of Package.swift has no row there (or a row names a target that does not exist),
+        - a target depends on a target or another package's product that its row in the document's
+          "Allowed dependencies" table does not list,
+        - a target of Package.swift has no row there, or two (or a row names a target that does not exist),
+        - a target's source folder is missing or holds no Swift file,
         - a source file imports one of the package's modules that its target does not depend on directly,
         - the diagram in the document is not the one Package.swift gives.
 
---package-json FILE reads `swift package dump-package` output from FILE instead of running it, and
---document FILE checks another copy of the document: the tests use both to show a forbidden
-dependency is caught.
+--package-json FILE reads `swift package dump-package` output from FILE instead of running it,
+--document FILE checks another copy of the document, and --root DIR reads the sources under DIR: the
+tests use them to show that what is forbidden is caught.
 """
 import argparse
 import json
@@ -45,7 +47,7 @@ def dependencies(target, local):
         kind, value = next(iter(dependency.items()))
         name = value[0]
         if kind == "product":
-            external.append(f"{value[1]}/{name}")
+            external.append(f"{value[1]}/{name}" if value[1] else name)
         elif name in local:
             own.append(name)
         else:
@@ -87,7 +89,7 @@ def diagram(package):
         text = own + (f" [{outside}]" if outside else "")
         lines.append(f"{level[name]:>5}  {name.ljust(width)}  {text or '-'}".rstrip())
     lines.append("```")
-    return "\n".join(lines), graph, kinds
+    return "\n".join(lines), graph, kinds, externals
 
 
 def allowed_table(document):
@@ -95,30 +97,48 @@ def allowed_table(document):
     match = re.search(r"^## Allowed dependencies\n(.*?)(?=^## |\Z)", document, re.M | re.S)
     if not match:
         raise SystemExit("error: E_MALFORMED: Docs/Architecture.md has no '## Allowed dependencies' section")
-    rows = {}
+    rows, twice = {}, []
     for line in match.group(1).splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         if len(cells) < 2 or not line.startswith("|") or cells[0] in ("target", "") or set(cells[0]) <= set("-: "):
             continue
         for name in re.findall(r"`([^`]+)`", cells[0]):
+            if name in rows:
+                twice.append(name)
             rows[name] = set(re.findall(r"`([^`]+)`", cells[1]))
-    return rows
+    return rows, twice
 
 
-def imports_problems(package, graph):
+# `import X`, `@testable import X`, `@_implementationOnly import X`, `private import X`,
+# `import struct X.Y`, indented (under `#if canImport`), with attributes in any number.
+IMPORT = re.compile(r"^[ \t]*(?:@\w+(?:\([^)]*\))?[ \t]+)*(?:(?:public|package|internal|fileprivate|private)[ \t]+)?"
+                    r"import[ \t]+(?:(?:typealias|struct|class|enum|protocol|let|var|func)[ \t]+)?(\w+)", re.M)
+
+
+def module(name):
+    """The module a target builds: its name with `-` as `_`."""
+    return name.replace("-", "_")
+
+
+def imports_problems(package, graph, root):
     problems = []
+    modules = {module(name): name for name in graph}
     for target in package["targets"]:
         name = target["name"]
-        folder = target.get("path") or os.path.join("Tests" if target["type"] == "test" else "Sources", name)
-        for directory, _, files in os.walk(os.path.join(ROOT, folder)):
-            for file in sorted(files):
-                if not file.endswith(".swift"):
-                    continue
-                path = os.path.join(directory, file)
-                with open(path, encoding="utf-8") as handle:
-                    for module in re.findall(r"^(?:@testable |@_exported |package |public |internal )?import (\w+)", handle.read(), re.M):
-                        if module in graph and module != name and module not in graph[name]:
-                            problems.append(f"{os.path.relpath(path, ROOT)} imports {module}, which {name} does not depend on in Package.swift")
+        if target["type"] == "system":
+            continue
+        folder = os.path.join(root, target.get("path") or os.path.join("Tests" if target["type"] == "test" else "Sources", name))
+        sources = []
+        for directory, _, files in os.walk(folder):
+            sources += [os.path.join(directory, file) for file in sorted(files) if file.endswith(".swift")]
+        if not sources and not any(file.endswith((".c", ".h")) for _, _, files in os.walk(folder) for file in files):
+            problems.append(f"{name}: no sources in {os.path.relpath(folder, root)}")
+        for path in sources:
+            with open(path, encoding="utf-8") as handle:
+                for imported in IMPORT.findall(handle.read()):
+                    other = modules.get(imported)
+                    if other and other != name and other not in graph[name]:
+                        problems.append(f"{os.path.relpath(path, root)} imports {imported}, which {name} does not depend on in Package.swift")
     return problems
 
 
@@ -128,10 +148,11 @@ def main():
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--package-json")
     parser.add_argument("--document", default=DOCUMENT)
+    parser.add_argument("--root", default=ROOT)
     options = parser.parse_args()
 
     package = load_package(options.package_json)
-    drawn, graph, kinds = diagram(package)
+    drawn, graph, kinds, externals = diagram(package)
     if not (options.write or options.check):
         print(drawn)
         return 0
@@ -147,18 +168,20 @@ def main():
         return 0
 
     problems = []
-    allowed = allowed_table(document)
+    allowed, twice = allowed_table(document)
+    problems += [f"{name} has two rows in the 'Allowed dependencies' table" for name in twice]
     for name in sorted(graph):
         if kinds[name] == "test":
             continue
         if name not in allowed:
             problems.append(f"{name} has no row in the 'Allowed dependencies' table (say what it may depend on)")
             continue
-        for other in sorted(set(graph[name]) - allowed[name]):
+        products = [external.split("/")[-1] for external in externals[name]]
+        for other in sorted(set(graph[name] + products) - allowed[name]):
             problems.append(f"{name} depends on {other}, which the 'Allowed dependencies' table forbids it")
     for name in sorted(set(allowed) - set(graph)):
         problems.append(f"the 'Allowed dependencies' table names {name}, which is not a target of Package.swift")
-    problems += imports_problems(package, graph)
+    problems += imports_problems(package, graph, options.root)
     found = block.search(document)
     if not found:
         problems.append("the layers block is missing from the document")

@@ -103,15 +103,15 @@ public struct CohortError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// An error that reads as one `CohortError`, as every summary and the command line print it: a
 /// `CohortError` itself, or a richer one such as a violation of the rules, which names its commit.
-public protocol CohortErrorConvertible: Error {
+package protocol CohortErrorConvertible: Error {
     var cohortError: CohortError { get }
 }
 
 extension CohortError: CohortErrorConvertible {
-    public var cohortError: CohortError { self }
+    package var cohortError: CohortError { self }
 
     /// `error` as Cohort reports it: its own reading when it has one, else `code` with its description.
-    public init(_ error: any Error, otherwise code: Code) {
+    package init(_ error: any Error, otherwise code: Code) {
         self = (error as? CohortErrorConvertible)?.cohortError ?? CohortError(code, "\(error)")
     }
 }

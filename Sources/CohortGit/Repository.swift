@@ -92,5 +92,5 @@ public final class Repository {
     public var isBare: Bool { git_repository_is_bare(pointer) == 1 }
 
     /// Where Cohort keeps its own state in this repository's git directory.
-    public var cohortDirectory: CohortDirectory { CohortDirectory(gitDirectory: gitDirectory) }
+    package var cohortDirectory: CohortDirectory { CohortDirectory(gitDirectory: gitDirectory) }
 }

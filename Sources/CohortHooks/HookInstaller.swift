@@ -11,8 +11,8 @@ public enum HookInstaller {
     public static let hooks = ["pre-receive", "post-receive"]
 
     /// Names a sinks file that applies to every repository of a server (`cohort serve` sets it to
-    /// `<data>/sinks.toml` when that file exists): the installed `post-receive` runs Cohort when this
-    /// or the repository's own sinks file is there.
+    /// `<data>/sinks.toml`, there or not): the installed `post-receive` runs Cohort when this or the
+    /// repository's own sinks file is there, so one written while the server runs counts at the next push.
     public static let serverSinksVariable = "COHORT_SERVER_SINKS"
 
     /// The name a foreign hook is kept under when chained.
@@ -88,14 +88,14 @@ public enum HookInstaller {
     /// input. `pre-receive` refuses the push if either refuses; `post-receive` cannot undo a push, so
     /// its result only reaches the log. Without a chained hook the script hands git's input straight
     /// to Cohort (`exec`, no copy), and `post-receive` starts Cohort only when a sinks file exists
-    /// (the files `PostReceiveHook` reads): a push pays for what it uses, not for four extra processes.
+    /// (the files `cohort hook post-receive` reads): a push pays for what it uses, not for four extra processes.
     static func script(_ name: String, binary: URL) -> String {
         let quoted = "'" + binary.path.replacingOccurrences(of: "'", with: "'\\''") + "'"
         let verifies = name == "pre-receive"
         // Git runs push hooks in the git directory with GIT_DIR set (usually "."); config.toml is
-        // the repository's sinks file, COHORT_SERVER_SINKS the server's (set only when it exists).
+        // the repository's sinks file, COHORT_SERVER_SINKS names the server's (there or not).
         let runsCohort = verifies ? "true"
-            : "[ -e \"${GIT_DIR:-.}/\(CohortDirectory.sinksFileInGitDirectory)\" ] || [ -n \"${\(serverSinksVariable):-}\" ]"
+            : "[ -e \"${GIT_DIR:-.}/\(CohortDirectory.sinksFileInGitDirectory)\" ] || [ -e \"${\(serverSinksVariable):-}\" ]"
         return """
         #!/bin/sh
         \(marker); changes here are replaced on the next install.

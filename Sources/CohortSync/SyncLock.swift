@@ -22,9 +22,9 @@ public final class SyncLock {
 
     /// Takes the lock, waiting up to `wait` seconds for a running sync to finish.
     public static func acquire(in gitDirectory: URL, wait: TimeInterval) throws -> SyncLock {
-        let directory = CohortDirectory(gitDirectory: gitDirectory).url
-        try AtomicFile.createDirectory(directory, mode: 0o700)
-        let url = directory.appendingPathComponent("sync.lock")
+        let cohort = CohortDirectory(gitDirectory: gitDirectory)
+        try AtomicFile.createDirectory(cohort.url, mode: 0o700)
+        let url = cohort.syncLock
         guard let lock = try FileLock.acquire(url, wait: wait, poll: 0.2) else {
             let who = holder(of: url).map { "pid \($0.pid) on \($0.host), since \($0.since.formatted(.iso8601))" } ?? "another process"
             throw CohortError(.busy, "another sync is running in this workspace (\(who))",

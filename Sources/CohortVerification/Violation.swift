@@ -18,7 +18,7 @@ public struct Violation: CohortErrorConvertible, Sendable, CustomStringConvertib
     }
 
     /// The violation as one error, naming the commit.
-    public var cohortError: CohortError {
+    package var cohortError: CohortError {
         CohortError(error.code, "commit \(commit.hex): \(error.reason)", hint: error.hint)
     }
 }

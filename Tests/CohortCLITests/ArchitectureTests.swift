@@ -59,4 +59,61 @@ import Testing
         #expect(unlisted.stderr.contains("CohortHooks has no row in the 'Allowed dependencies' table"), "\(unlisted.stderr)")
         #expect(unlisted.stderr.contains("names CohortHooksGone, which is not a target of Package.swift"), "\(unlisted.stderr)")
     }
+
+    /// A module reached without a declared dependency is caught however the import is spelled; an
+    /// extra row, a target with no sources and a second row are named. A package of three targets,
+    /// made here, where `Low` may depend on nothing and `High` on `Low` only.
+    @Test func importsOfUndeclaredModulesAreCaughtInEveryForm() throws {
+        let temp = try TemporaryDirectory()
+        func target(_ name: String, _ dependencies: [String], type: String = "regular") -> [String: Any] {
+            ["name": name, "type": type, "dependencies": dependencies.map { ["byName": [$0, NSNull()]] }]
+        }
+        let package: [String: Any] = ["targets": [target("Low", []), target("High", ["Low"]), target("git-tool", ["High"], type: "executable"),
+                                                  target("Empty", [])]]
+        let json = temp.path("package.json")
+        try JSONSerialization.data(withJSONObject: package).write(to: json)
+        let sources: [String: String] = [
+            "Sources/Low/a.swift": "@_implementationOnly import High\n",
+            "Sources/Low/b.swift": "#if canImport(High)\n    import struct High.Thing\n#endif\n",
+            "Sources/Low/c.swift": "@preconcurrency @_spi(Internal) private import git_tool // the tool\n",
+            "Sources/High/d.swift": "import Low\nimport Foundation\n",
+            "Sources/git-tool/main.swift": "import High\n",
+        ]
+        for (path, text) in sources {
+            try FileManager.default.createDirectory(at: temp.path(path).deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: temp.path(path))
+        }
+        try FileManager.default.createDirectory(at: temp.path("Sources/Empty"), withIntermediateDirectories: true)
+        let document = temp.path("Architecture.md")
+        try Data("""
+            # Architecture
+
+            <!-- layers: drawn by `python3 Scripts/architecture.py --write` from Package.swift; do not edit by hand -->
+            ```
+            ```
+            <!-- end of layers -->
+
+            ## Allowed dependencies
+
+            | target | may depend on | and never on |
+            |---|---|---|
+            | `Low`, `Empty` | nothing | |
+            | `High` | `Low` | |
+            | `git-tool` | `High` | |
+            | `High` | `Low` `git-tool` | |
+
+            """.utf8).write(to: document)
+        let result = try Self.check(["--package-json", json.path, "--document", document.path, "--root", temp.url.path])
+        #expect(result.status == 1)
+        for line in [
+            "Sources/Low/a.swift imports High, which Low does not depend on in Package.swift",
+            "Sources/Low/b.swift imports High, which Low does not depend on in Package.swift",
+            "Sources/Low/c.swift imports git_tool, which Low does not depend on in Package.swift",
+            "High has two rows in the 'Allowed dependencies' table",
+            "Empty: no sources in Sources/Empty",
+        ] {
+            #expect(result.stderr.contains("error: E_MALFORMED: " + line), "\(line)\n\(result.stderr)")
+        }
+        #expect(!result.stderr.contains("Sources/High/d.swift") && !result.stderr.contains("Sources/git-tool/main.swift"), "\(result.stderr)")
+    }
 }

@@ -52,6 +52,33 @@ struct SyncThroughServerTests {
         #expect(after.last?.contains("bread/sourdough.md") == true, "\(after.last ?? "")")
     }
 
+    @Test("DATA/sinks.toml written or changed while the server runs counts from the next push, without a restart")
+    func serverWideSinksAreReadAtEveryPush() throws {
+        let temp = try TemporaryDirectory()
+        let hosted = try Hosted()
+        let ann = hosted.scenario.owner.directory
+        func push(_ text: String) throws {
+            try Data(text.utf8).write(to: ann.appendingPathComponent("bread/sourdough.md"))
+            let synced = try hosted.cohort(["sync"], as: hosted.scenario.ann.home, in: ann)
+            #expect(synced.status == 0, "\(synced.stderr)")
+        }
+        func lines(_ url: URL) -> [String] {
+            ((try? Data(contentsOf: url)).map { String(decoding: $0, as: UTF8.self) } ?? "").split(separator: "\n").map(String.init)
+        }
+        try push("500 g flour\n")
+        let first = temp.path("first.jsonl"), second = temp.path("second.jsonl")
+        let sinks = hosted.scenario.temp.path("data/sinks.toml")
+        try Data("[[sinks]]\ntype = \"file\"\npath = \"\(first.path)\"\n".utf8).write(to: sinks)
+        // A sink added now starts from now: the next push's notice, none of the history before it.
+        try push("500 g flour\nann: salt\n")
+        #expect(lines(first).count == 1 && lines(first).last?.contains("bread/sourdough.md") == true, "\(lines(first))")
+        try Data("[[sinks]]\ntype = \"file\"\npath = \"\(first.path)\"\n[[sinks]]\nname = \"second\"\ntype = \"file\"\npath = \"\(second.path)\"\n".utf8)
+            .write(to: sinks)
+        try push("500 g flour\nann: salt\nann: water\n")
+        #expect(lines(first).count == 2, "\(lines(first))")
+        #expect(lines(second).count == 1, "\(lines(second))")
+    }
+
     @Test("a membership change says it is local until pushed, status shows it, and --push sends it while the folder's edits stay")
     func membershipIsLocalUntilPushed() throws {
         let hosted = try Hosted()

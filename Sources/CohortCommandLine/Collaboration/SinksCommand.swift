@@ -104,20 +104,20 @@ struct SinksReplay: AsyncCohortCommand {
 
     func execute() async throws {
         let files: [URL]
-        let base: URL
+        let base: CohortDirectory
         if let repository {
-            base = try Repository(at: URL(fileURLWithPath: repository)).cohortDirectory.url
-            files = [base.appendingPathComponent("config.toml")]
+            base = try Repository(at: URL(fileURLWithPath: repository)).cohortDirectory
+            files = [base.sinksFile]
         } else {
             let workspace = try workspace.open()
-            base = workspace.repository.cohortDirectory.url
+            base = workspace.repository.cohortDirectory
             files = workspace.configurationFiles
         }
         guard let spec = try SinkConfiguration.load(files, registry: CohortCommandLine.sinks).first(where: { $0.name == name }) else {
             throw CohortError(.malformed, "no sink is named '\(name)'", hint: "see `cohort sinks list`")
         }
-        let sink = try spec.make(stateDirectory: base.appendingPathComponent("sinks"))
-        let report = try await NoticeOutbox(directory: base.appendingPathComponent("outbox")).replay(sink)
+        let sink = try spec.make(stateDirectory: base.sinkState)
+        let report = try await NoticeOutbox(directory: base.outbox).replay(sink)
         await sink.shutdown()
         Terminal.print("\(name): \(report.delivered) delivered again" + (report.gaveUp > 0 ? ", \(report.gaveUp) still failing" : ""))
     }

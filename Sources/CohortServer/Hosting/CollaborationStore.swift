@@ -53,11 +53,6 @@ public struct CollaborationStore: Sendable {
     /// Where the server-wide sinks file is, whether or not there is one.
     var sinksFileLocation: URL { dataDirectory.appendingPathComponent("sinks.toml") }
 
-    /// The server-wide sinks file, when there is one.
-    public var sinksFile: URL? {
-        FileManager.default.fileExists(atPath: sinksFileLocation.path) ? sinksFileLocation : nil
-    }
-
     /// The repository of `identifier` (which must be hostable), whether or not it exists.
     public func repositoryURL(_ identifier: String) -> URL {
         collaborations.appendingPathComponent("\(identifier).git", isDirectory: true)

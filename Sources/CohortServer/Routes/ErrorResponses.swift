@@ -49,7 +49,7 @@ enum ErrorResponses {
     /// Any error as a `CohortError`: ours pass through; anything else is an internal failure, whose
     /// details go to the log, not to the client.
     static func cohortError(_ error: any Error, logger: Logger) -> CohortError {
-        if let error = error as? CohortErrorConvertible { return error.cohortError }
+        if let error = error as? CohortError { return error }
         logger.error("internal error", metadata: ["error": "\(String(describing: error).prefix(300))"])
         return CohortError(.io, "the server failed to handle the request", hint: "try again; the server's log has the details")
     }

@@ -30,12 +30,14 @@ protocol ServerState: Sendable {
 struct FileServerState: ServerState {
     let spent: FileSpentChallenges
     let limiter: RequestLimiter
-    let sinksFile: URL?
+    /// `DATA/sinks.toml`, there or not: each push's post-receive reads it when it is there, so it is
+    /// read anew at every push, without a restart.
+    let sinksFile: URL
 
     init(store: CollaborationStore, limiter: RequestLimiter) throws {
         spent = try FileSpentChallenges(url: store.serverDirectory.appendingPathComponent("spent-challenges"))
         self.limiter = limiter
-        sinksFile = store.sinksFile
+        sinksFile = store.sinksFileLocation
     }
 
     var spentChallenges: any SpentChallengeStore { spent }
@@ -51,7 +53,7 @@ struct FileServerState: ServerState {
     func pushed(_ identifier: String) {}
 
     var hookEnvironment: [String: String] {
-        sinksFile.map { [HookInstaller.serverSinksVariable: $0.path] } ?? [:]
+        [HookInstaller.serverSinksVariable: sinksFile.path]
     }
 
     var services: [any Service] { [] }
