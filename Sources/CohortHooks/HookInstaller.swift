@@ -65,7 +65,11 @@ public enum HookInstaller {
             if outcome == .chained {
                 try fileManager.moveItem(at: hook, to: directory.appendingPathComponent(chainedName(name)))
             }
-            try AtomicFile.write(Data(script(name, binary: binary).utf8), to: hook, mode: 0o755, replacing: true)
+            let text = Data(script(name, binary: binary).utf8)
+            // Written only when it changes: installing again over the same hook touches nothing.
+            if outcome != .updated || (try? AtomicFile.read(hook, maxBytes: 1 << 20, what: "existing hook")) != text {
+                try AtomicFile.write(text, to: hook, mode: 0o755, replacing: true)
+            }
             done.append((hook, outcome))
         }
         if try repository.referenceTips().isEmpty {

@@ -36,6 +36,10 @@ public final class CohortServer: Sendable {
         self.configuration = configuration
         self.logger = logger
         store = try CollaborationStore(dataDirectory: configuration.dataDirectory, hookBinary: configuration.hookBinary)
+        for (identifier, error) in store.refreshHooks() {
+            logger.warning("the hooks of a hosted repository could not be installed again; its pushes run the hooks it has",
+                           metadata: ["collaboration": "\(identifier)", "error": "\(error)"])
+        }
         members = MembershipReader(store: store)
         identity = try configuration.publicBase ?? Self.stableName(in: store.serverDirectory)
         let limits = configuration.limits

@@ -8,7 +8,7 @@ import Testing
 /// Restarts, shutdown and TLS.
 @Suite("cohort serve lifecycle", .serialized)
 struct ServerLifecycleTests {
-    @Test("a restart loses no collaboration, token or unanswered challenge; SIGTERM exits cleanly")
+    @Test("a restart loses no collaboration, token or unanswered challenge, and puts its own hooks back; SIGTERM exits cleanly")
     func restart() async throws {
         let hosted = try Hosted()
         let client = ServerClient()
@@ -20,6 +20,18 @@ struct ServerLifecycleTests {
         #expect(try await IdentityAPITests.tokenAnswer(hosted, operation: "pull", proof: used).status == 200)
 
         #expect(hosted.server.stop() == 0)
+        // Hooks of an older version, calling a binary that moved: the restarted server installs its own again.
+        let hooks = hosted.server.data.appendingPathComponent("collaborations/\(hosted.identifier).git/hooks")
+        var installed: [String: String] = [:]
+        for name in ["pre-receive", "post-receive"] {
+            let url = hooks.appendingPathComponent(name)
+            let text = try String(contentsOf: url, encoding: .utf8)
+            installed[name] = text
+            try text.replacingOccurrences(of: cohortBinary.path, with: "/moved/away/cohort")
+                .replacingOccurrences(of: "[ -e \"${COHORT_SERVER_SINKS:-}\" ]", with: "[ -n \"${COHORT_SERVER_SINKS:-}\" ]")
+                .write(to: url, atomically: true, encoding: .utf8)
+            #expect(try String(contentsOf: url, encoding: .utf8) != text)
+        }
         // Back at the same address (challenges name the address a client reached).
         let port = try #require(URLComponents(string: hosted.server.url)?.port)
         let again = try ServerProcess(data: hosted.server.data, listen: "127.0.0.1:\(port)")
@@ -34,6 +46,10 @@ struct ServerLifecycleTests {
         let replay = try await IdentityAPITests.send(.POST, "\(link)/token", headers: [("Content-Type", "application/json")],
                                                      body: ServerAPI.encode(ServerAPI.TokenRequest(operation: .pull, proof: used)))
         #expect(replay.code == "E_CHALLENGE_REPLAYED")
+
+        for name in ["pre-receive", "post-receive"] {
+            #expect(try String(contentsOf: hooks.appendingPathComponent(name), encoding: .utf8) == installed[name], "\(name)")
+        }
 
         let clone = hosted.temp.path("after-restart")
         let cloned = try hosted.git(["clone", link, clone.path], as: hosted.scenario.cy.home)

@@ -77,6 +77,22 @@ public struct CollaborationStore: Sendable {
         return names.filter { $0.hasSuffix(".git") && !$0.hasPrefix(".") }.map { String($0.dropLast(4)) }.sorted()
     }
 
+    /// Installs the hooks of every hosted repository again, calling the binary that serves now: after
+    /// an upgrade or a move of the binary, each push runs the same program as the server, with the
+    /// scripts of this version. A hook already as it should be is left untouched. Returns the
+    /// repositories that could not be brought up to date, with why.
+    public func refreshHooks() -> [(identifier: String, error: any Error)] {
+        var failed: [(String, any Error)] = []
+        for identifier in identifiers() {
+            do {
+                _ = try HookInstaller.install(into: repositoryURL(identifier), binary: hookBinary, chain: false)
+            } catch {
+                failed.append((identifier, error))
+            }
+        }
+        return failed
+    }
+
     /// Hosts the collaboration whose genesis `.cohort/collaboration.json` is `file`: a bare repository
     /// with Cohort's hooks, pinned to that identifier and genesis, built aside and renamed into place.
     /// Returns false when the same owner already registered the same genesis (publishing again is
