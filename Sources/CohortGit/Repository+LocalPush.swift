@@ -16,6 +16,14 @@ extension Repository {
         return url.hasPrefix("file://") ? String(url.dropFirst("file://".count)) : (url as NSString).expandingTildeInPath
     }
 
+    /// `url` as this repository reaches it: a relative folder (`../server.git`) is taken from the top of
+    /// the working directory (the git directory, when bare), as git takes it, not from wherever the
+    /// process runs; any other URL is returned as it is.
+    public func absoluteRemoteURL(_ url: String) -> String {
+        guard let path = Self.localPath(ofRemote: url), !path.hasPrefix("/") else { return url }
+        return (workingDirectory ?? gitDirectory).appendingPathComponent(path).standardizedFileURL.path
+    }
+
     /// Pushes with stock `git push`, so that the receiving repository's `receive-pack` runs its hooks
     /// (Cohort's verifying `pre-receive` among them). Refused refs and the hooks' messages are read
     /// from git's porcelain output.

@@ -217,12 +217,21 @@ extension Repository {
         git_remote_free(remote)
     }
 
+    /// A remote whose URL is a relative folder reaches it from the top of the workspace (libgit2 would
+    /// take it from the process's current folder).
+    private func resolveRelativeURL(of remote: OpaquePointer?) throws {
+        guard let url = git_remote_url(remote).map({ String(cString: $0) }) else { return }
+        let absolute = absoluteRemoteURL(url)
+        if absolute != url { try check(git_remote_set_instance_url(remote, absolute), "cannot resolve the remote's folder \(url)") }
+    }
+
     /// Fetches remote `name` with its configured refspecs (remote-tracking branches move).
     public func fetch(remote name: String, callbacks: RemoteCallbacks = RemoteCallbacks()) throws {
         try GitRuntime.startNetwork()
         var remote: OpaquePointer?
         try check(git_remote_lookup(&remote, pointer, name), "there is no remote \(name)")
         defer { git_remote_free(remote) }
+        try resolveRelativeURL(of: remote)
         var options = git_fetch_options()
         try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), "fetch options")
         let payload = TransferPayload(callbacks)
@@ -238,6 +247,7 @@ extension Repository {
         var remote: OpaquePointer?
         try check(git_remote_lookup(&remote, pointer, name), "there is no remote \(name)")
         defer { git_remote_free(remote) }
+        try resolveRelativeURL(of: remote)
         var options = git_push_options()
         try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), "push options")
         let payload = TransferPayload(callbacks)

@@ -60,8 +60,9 @@ extension Workspace {
             throw CohortError(.git, "this workspace has no remote '\(options.remote)'",
                               hint: "publish it (`cohort publish URL`), clone it from a link, or `git remote add \(options.remote) URL`")
         }
-        let access = RemoteAccess(url: url, home: home, client: client)
+        let access = RemoteAccess(url: repository.absoluteRemoteURL(url), home: home, client: client)
         report.handles = state.membership.everyHandle
+        try markHistoryBeforeChanges()
 
         step = .commit
         // The files staged and committed with their notices: one pack of new objects, one index write.

@@ -50,6 +50,16 @@ extension Workspace {
         try AtomicFile.write(Data((commit.hex + "\n").utf8), to: seenURL, mode: 0o644, replacing: true)
     }
 
+    /// Before a command adds commits of its own (a sync's commit and merge): where no delivery round
+    /// has run yet and nothing marks where the history ends, HEAD now is that end. So the first round
+    /// after it gives a sink configured before the command what the command committed and received,
+    /// instead of counting it as history.
+    public func markHistoryBeforeChanges() throws {
+        guard !FileManager.default.fileExists(atPath: seenURL.path) else { return }
+        guard try !NoticeOutbox(directory: outboxDirectory).hasLog else { return }
+        try markNoticesTakenIn(upTo: head().commit)
+    }
+
     /// Where delivery rounds stand: HEAD (its history verified), the commit the last round took notices
     /// in up to, and what the sinks of this workspace are given.
     private struct Rounds {

@@ -204,4 +204,22 @@ final class Outcomes: @unchecked Sendable {
         defer { lock.unlock() }
         return values.keys.sorted().compactMap { values[$0] }
     }
+
+    @Test("a remote named by a relative folder is reached from the workspace, wherever cohort sync --workspace runs")
+    func relativeFolderRemote() throws {
+        let fixture = try SyncFixture()
+        let ann = fixture.ann.standardizedFileURL.pathComponents, bare = fixture.bare.standardizedFileURL.pathComponents
+        let common = zip(ann, bare).prefix { $0 == $1 }.count
+        let relative = (Array(repeating: "..", count: ann.count - common) + bare[common...]).joined(separator: "/")
+        #expect(try run("git", ["remote", "set-url", "origin", relative], in: fixture.ann).status == 0)
+        try fixture.write("flour\nsalt\n", "bread/relative.md", in: fixture.ann)
+        let elsewhere = fixture.temp.path("elsewhere/deeper")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let synced = try run(cohortBinary.path, ["sync", "--workspace", fixture.ann.path], in: elsewhere,
+                             environment: ["COHORT_HOME": fixture.scenario.ann.home.directory.path])
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(try fixture.serverTip() == fixture.head(of: fixture.ann))
+        #expect(try run("git", ["remote", "get-url", "origin"], in: fixture.ann).stdout == relative + "\n")
+    }
 }
+
