@@ -24,6 +24,9 @@ public struct ExecNoticeSink: NoticeSink {
         self.command = command
         self.directory = directory
         self.timeout = timeout
+        // A program that exits without reading its input closes the pipe: an error the write ignores,
+        // not a signal that ends the whole process.
+        signal(SIGPIPE, SIG_IGN)
     }
 
     public func deliver(_ delivery: NoticeDelivery) async throws {

@@ -89,7 +89,12 @@ public final class NoticeOutbox: Sendable {
     var logURL: URL { directory.appendingPathComponent("log.jsonl") }
 
     /// Whether notices were ever taken in here (the log exists).
-    public var hasLog: Bool { FileManager.default.fileExists(atPath: logURL.path) }
+    public var hasLog: Bool { Self.hasLog(in: directory) }
+
+    /// Whether the outbox in `directory` ever took a notice in, without making its folders.
+    public static func hasLog(in directory: URL) -> Bool {
+        FileManager.default.fileExists(atPath: directory.appendingPathComponent("log.jsonl").path)
+    }
 
     private var logLockURL: URL { directory.appendingPathComponent("locks/log") }
 

@@ -55,6 +55,12 @@ public struct NoticeDelivery: Sendable, Codable {
         self.salt = salt
     }
 
+    /// A notice read from the history as the sinks get it: its envelope, its actor's handle among
+    /// `handles` (a membership's `everyHandle`), and the collaboration's salt.
+    public init(_ signed: SignedNotice, handles: [String: String], salt: Data?) {
+        self.init(notice: signed.notice, actorHandle: handles[signed.notice.actor], envelope: signed.envelope, salt: salt)
+    }
+
     /// The form every shipped sink writes (a file line, an exec's standard input, a webhook's `data`):
     /// compact JSON with sorted keys and ISO 8601 times,
     /// `{"actor", "collaboration", "data", "id", "time", "type", "signed"}`, where `signed` is

@@ -74,8 +74,6 @@ public enum PostReceiveHook {
             handles = state.membership.everyHandle
             salt = state.context.salt
         }
-        return try repository.signedNoticesAdded(by: commits).map {
-            NoticeDelivery(notice: $0.notice, actorHandle: handles[$0.notice.actor], envelope: $0.envelope, salt: salt)
-        }
+        return try repository.signedNoticesAdded(by: commits).map { NoticeDelivery($0, handles: handles, salt: salt) }
     }
 }

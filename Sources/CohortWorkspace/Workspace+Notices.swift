@@ -37,27 +37,19 @@ extension Workspace {
         return try repository.signedNoticesAdded(by: repository.commits(from: upTo, hiding: hidden))
     }
 
-    /// The notices for this workspace's sinks that arrived since the last delivery (a mention only
-    /// if it mentions this identity).
-    public func undeliveredNotices() throws -> [Notice] {
-        let rounds = try Rounds(self)
-        return try rounds.forSinks(since: rounds.last, upTo: rounds.head).map(\.notice)
-    }
-
     /// Records that the notices up to `commit` were there before this workspace's sinks could have had
     /// them (a clone's history): the first round takes them in as history, before placing any sink.
     public func markNoticesTakenIn(upTo commit: ObjectID) throws {
         try AtomicFile.write(Data((commit.hex + "\n").utf8), to: seenURL, mode: 0o644, replacing: true)
     }
 
-    /// Before a command adds commits of its own (a sync's commit and merge): where no delivery round
-    /// has run yet and nothing marks where the history ends, HEAD now is that end. So the first round
-    /// after it gives a sink configured before the command what the command committed and received,
-    /// instead of counting it as history.
-    public func markHistoryBeforeChanges() throws {
-        guard !FileManager.default.fileExists(atPath: seenURL.path) else { return }
-        guard try !NoticeOutbox(directory: outboxDirectory).hasLog else { return }
-        try markNoticesTakenIn(upTo: head().commit)
+    /// Before the branch moves (a commit, a comment, a sync's merge): where no delivery round has run
+    /// yet and nothing marks where the history ends, `head` (HEAD when nil) is that end. So the first
+    /// round after it gives a sink configured before the change what the change brought, instead of
+    /// counting it as history. Two `stat`s when there is nothing to do.
+    public func markHistoryBeforeChanges(head: ObjectID? = nil) throws {
+        guard !FileManager.default.fileExists(atPath: seenURL.path), !NoticeOutbox.hasLog(in: outboxDirectory) else { return }
+        try markNoticesTakenIn(upTo: head ?? self.head().commit)
     }
 
     /// Where delivery rounds stand: HEAD (its history verified), the commit the last round took notices
@@ -88,9 +80,7 @@ extension Workspace {
         /// As the outbox keeps them: with the actor's handle, the envelope and the salt.
         func deliveries(since: ObjectID?, upTo: ObjectID) throws -> [NoticeDelivery] {
             let handles = state.membership.everyHandle
-            return try forSinks(since: since, upTo: upTo).map {
-                NoticeDelivery(notice: $0.notice, actorHandle: handles[$0.notice.actor], envelope: $0.envelope, salt: state.context.salt)
-            }
+            return try forSinks(since: since, upTo: upTo).map { NoticeDelivery($0, handles: handles, salt: state.context.salt) }
         }
     }
 

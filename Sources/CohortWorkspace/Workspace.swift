@@ -84,6 +84,7 @@ public final class Workspace {
     public func commit(tree: ObjectID, on head: (branch: String, commit: ObjectID), message: String,
                        signer: CollaborationSigner, write files: [String: Data] = [:]) throws -> ObjectID {
         let card = try home.requireCard()
+        try markHistoryBeforeChanges(head: head.commit)
         let id = try repository.createVerifiedCommit(tree: tree, parents: [head.commit], message: message, signer: signer,
                                                      author: Person(name: card.name, email: card.handle))
         try repository.updateReference(head.branch, to: id, expected: head.commit,

@@ -88,5 +88,38 @@ import Testing
         let result = try run("sh", ["-c", "printf %s \"$1\" | sha256sum | cut -c1-8", "sh", name], in: URL(fileURLWithPath: "/"))
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
+
+    /// A workspace that never delivered: a sink configured, then a commit and a comment; the first
+    /// delivery gives the sink those two notices and none of the history before them.
+    @Test func aSinkConfiguredBeforeTheFirstChangesGetsThem() throws {
+        let sandbox = try Sandbox()
+        let ann = try sandbox.recipes(["bread.md": "flour\n", "cake.md": "eggs\n"])
+        try sandbox.write("recipes/.git/cohort/config.toml", "[[sinks]]\ntype = \"file\"\npath = \"\(sandbox.path("filed.jsonl").path)\"\n")
+        try sandbox.write("recipes/bread.md", "flour\nsalt\n")
+        #expect(try ann.run(["commit", "-m", "salt"]).status == 0)
+        #expect(try ann.run(["comment", "cake.md", "--text", "more eggs"]).status == 0)
+        let delivered = try ann.run(["notices", "deliver"])
+        #expect(delivered.status == 0, "\(delivered.stderr)")
+        let lines = try sandbox.read("filed.jsonl").split(separator: "\n")
+        #expect(lines.count == 2 && lines.first?.contains("content.edited") == true && lines.last?.contains("content.commented") == true,
+                "\(lines)")
+    }
+
+    /// A program that exits without reading its notice closes the pipe before Cohort writes: the
+    /// delivery goes on (the exit status decides) instead of the process dying of SIGPIPE.
+    @Test func anExecSinkThatNeverReadsDoesNotEndTheProcess() throws {
+        let sandbox = try Sandbox()
+        let ann = try sandbox.recipes(Dictionary(uniqueKeysWithValues: (0..<40).map { ("r\($0).md", "recipe \($0)\n") }))
+        try sandbox.write("recipes/.git/cohort/config.toml", """
+            [[sinks]]
+            type = "exec"
+            name = "deaf"
+            command = ["true"]
+            history = "all"
+
+            """)
+        let delivered = try ann.run(["notices", "deliver"])
+        #expect(delivered.status == 0 && delivered.stderr.contains("deaf: 40 delivered"), "\(delivered.status) \(delivered.stderr)")
+    }
 }
 

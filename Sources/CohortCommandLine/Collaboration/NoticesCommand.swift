@@ -45,8 +45,7 @@ struct NoticesList: AsyncCohortCommand {
                 let state = try workspace.state()
                 let handles = state.membership.everyHandle
                 for signed in try workspace.signedNotices(since: last) {
-                    let delivery = NoticeDelivery(notice: signed.notice, actorHandle: handles[signed.notice.actor], envelope: signed.envelope,
-                                                  salt: state.context.salt)
+                    let delivery = NoticeDelivery(signed, handles: handles, salt: state.context.salt)
                     Terminal.write(json ? delivery.json() + Data("\n".utf8) : Data((delivery.summary + "\n").utf8))
                 }
                 last = head
@@ -72,10 +71,7 @@ struct NoticesDeliver: AsyncCohortCommand {
             return
         }
         for report in reports {
-            var line = "\(report.sink): \(report.delivered) delivered"
-            if report.gaveUp > 0 { line += ", \(report.gaveUp) given up (see .git/cohort/outbox/failures.jsonl; `cohort sinks replay \(report.sink)` tries again)" }
-            if let reason = report.stoppedBecause { line += ", \(report.pending) waiting: \(reason)" }
-            Terminal.note(line)
+            Terminal.note("\(report.sink): \(report.delivered) delivered" + report.trouble)
         }
     }
 }

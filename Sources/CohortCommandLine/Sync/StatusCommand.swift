@@ -90,7 +90,7 @@ struct StatusCommand: CohortCommand {
                 guard let standing = standings[name] else { continue }
                 if let reason = standing.stoppedBecause { Terminal.print("sink \(name): its last delivery stopped: \(reason)") }
                 if standing.givenUp > 0 {
-                    Terminal.print("sink \(name): gave up on \(Terminal.count(standing.givenUp, "notice")) (`cohort sinks replay \(name)` tries again)")
+                    Terminal.print("sink \(name): gave up on \(Terminal.count(standing.givenUp, "notice")) (`\(WorkspaceSinks.replayCommand(name))` tries again)")
                 }
             }
         }
