@@ -73,7 +73,7 @@ demo: build
 bench: deps-build
 	@"$$(SWIFT=$(SWIFT) bash Scripts/build-release.sh cohort-bench)/cohort-bench" identity
 
-## docs: the shell completions and the man page, generated from the command definitions
+## docs: the shell completions and the man page, generated from the command definitions; the layers of Docs/Architecture.md, from Package.swift
 docs: build
 	@bin="$$($(SWIFT) build --show-bin-path)"; \
 	$(SWIFT) build --product generate-manual >/dev/null; \
@@ -83,7 +83,7 @@ docs: build
 	"$$bin/cohort" --generate-completion-script fish > Docs/completions/cohort.fish; \
 	"$$bin/generate-manual" "$$bin/cohort" --date "$$(date -u +%F)" --authors "Cohort developers" --output-directory Docs/man; \
 	echo "wrote Docs/completions/{cohort.bash,_cohort,cohort.fish} and Docs/man/cohort.1"; \
-	python3 Scripts/architecture.py --write && echo "wrote the layers of Docs/Architecture.md"
+	SWIFT=$(SWIFT) python3 Scripts/architecture.py --write && echo "wrote the layers of Docs/Architecture.md"
 
 clean:
 	rm -rf .build

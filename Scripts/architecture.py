@@ -35,7 +35,7 @@ def load_package(path):
             return json.load(handle)
     # A scratch folder of its own: under `swift test` the package's own is locked by the test run.
     with tempfile.TemporaryDirectory() as scratch:
-        output = subprocess.run(["swift", "package", "--scratch-path", scratch, "dump-package"], cwd=ROOT, check=True,
+        output = subprocess.run([os.environ.get("SWIFT", "swift"), "package", "--scratch-path", scratch, "dump-package"], cwd=ROOT, check=True,
                                 capture_output=True, text=True)
     return json.loads(output.stdout)
 
@@ -92,11 +92,11 @@ def diagram(package):
     return "\n".join(lines), graph, kinds, externals
 
 
-def allowed_table(document):
+def allowed_table(document, path):
     """The rows of the document's "Allowed dependencies" table: target -> the targets it may depend on."""
     match = re.search(r"^## Allowed dependencies\n(.*?)(?=^## |\Z)", document, re.M | re.S)
     if not match:
-        raise SystemExit("error: E_MALFORMED: Docs/Architecture.md has no '## Allowed dependencies' section")
+        raise SystemExit(f"error: E_MALFORMED: {path} has no '## Allowed dependencies' section (add the table; see Docs/Architecture.md)")
     rows, twice = {}, []
     for line in match.group(1).splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
@@ -168,7 +168,7 @@ def main():
         return 0
 
     problems = []
-    allowed, twice = allowed_table(document)
+    allowed, twice = allowed_table(document, options.document)
     problems += [f"{name} has two rows in the 'Allowed dependencies' table" for name in twice]
     for name in sorted(graph):
         if kinds[name] == "test":

@@ -37,16 +37,16 @@ public enum HookInstaller {
         let directory = try hooksDirectory(of: repository)
         try AtomicFile.createDirectory(directory, mode: 0o755)
         let fileManager = FileManager.default
-        var plan: [(name: String, outcome: Outcome)] = []
+        var plan: [(name: String, outcome: Outcome, current: Data?)] = []
         for name in hooks {
             let hook = directory.appendingPathComponent(name)
             guard fileManager.fileExists(atPath: hook.path) else {
-                plan.append((name, .installed))
+                plan.append((name, .installed, nil))
                 continue
             }
-            let current = (try? String(decoding: AtomicFile.read(hook, maxBytes: 1 << 20, what: "existing hook"), as: UTF8.self)) ?? ""
-            if current.contains(marker) {
-                plan.append((name, .updated))
+            let current = try? AtomicFile.read(hook, maxBytes: 1 << 20, what: "existing hook")
+            if let current, String(decoding: current, as: UTF8.self).contains(marker) {
+                plan.append((name, .updated, current))
                 continue
             }
             guard chain else {
@@ -57,19 +57,17 @@ public enum HookInstaller {
                 throw CohortError(.io, "\(directory.appendingPathComponent(chainedName(name)).path) already exists",
                                   hint: "merge the hooks by hand, then install again")
             }
-            plan.append((name, .chained))
+            plan.append((name, .chained, nil))
         }
         var done: [(hook: URL, outcome: Outcome)] = []
-        for (name, outcome) in plan {
+        for (name, outcome, current) in plan {
             let hook = directory.appendingPathComponent(name)
             if outcome == .chained {
                 try fileManager.moveItem(at: hook, to: directory.appendingPathComponent(chainedName(name)))
             }
             let text = Data(script(name, binary: binary).utf8)
             // Written only when it changes: installing again over the same hook touches nothing.
-            if outcome != .updated || (try? AtomicFile.read(hook, maxBytes: 1 << 20, what: "existing hook")) != text {
-                try AtomicFile.write(text, to: hook, mode: 0o755, replacing: true)
-            }
+            if current != text { try AtomicFile.write(text, to: hook, mode: 0o755, replacing: true) }
             done.append((hook, outcome))
         }
         if try repository.referenceTips().isEmpty {
@@ -86,6 +84,12 @@ public enum HookInstaller {
                 : repository.gitDirectory.appendingPathComponent(expanded, isDirectory: true)
         }
         return repository.gitDirectory.appendingPathComponent("hooks", isDirectory: true)
+    }
+
+    /// Both scripts as `install` writes them for `binary`: what a server keeps to know whether the
+    /// hooks it installed are still this version's, calling this binary.
+    public static func scripts(binary: URL) -> Data {
+        Data(hooks.map { script($0, binary: binary) }.joined().utf8)
     }
 
     /// The hook script: Cohort's part on git's input, then the chained hook (if any) on the same

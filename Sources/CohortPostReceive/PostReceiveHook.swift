@@ -19,11 +19,7 @@ public enum PostReceiveHook {
     public static func run(input: Data, registry: SinkRegistry) async throws -> [NoticeOutbox.Report] {
         let updates = try PreReceiveHook.updates(from: input)
         let repository = try Repository.openFromEnvironment()
-        var files = [repository.cohortDirectory.sinksFile]
-        if let serverWide = ProcessInfo.processInfo.environment[HookInstaller.serverSinksVariable], !serverWide.isEmpty {
-            files.append(URL(fileURLWithPath: serverWide))
-        }
-        let specs = try SinkConfiguration.load(files, registry: registry)
+        let specs = try SinkConfiguration.load(sinkFiles(of: repository), registry: registry)
         // No sink, nothing to keep: notices stay in the repository, where any later reader finds them.
         guard !specs.isEmpty else { return [] }
         let outbox = try NoticeOutbox(directory: repository.cohortDirectory.outbox)
@@ -39,6 +35,16 @@ public enum PostReceiveHook {
         }
         try await outbox.accept(noticesAdded(by: commits, in: repository))
         return await outbox.deliver(to: specs, stateDirectory: repository.cohortDirectory.sinkState)
+    }
+
+    /// The sinks files of a hooked repository: its own (`<git dir>/cohort/config.toml`), then the
+    /// server's that `COHORT_SERVER_SINKS` names.
+    public static func sinkFiles(of repository: Repository) -> [URL] {
+        var files = [repository.cohortDirectory.sinksFile]
+        if let serverWide = ProcessInfo.processInfo.environment[HookInstaller.serverSinksVariable], !serverWide.isEmpty {
+            files.append(URL(fileURLWithPath: serverWide))
+        }
+        return files
     }
 
     /// Every commit the branches reached before this push (what they point at now, but the pushed
@@ -57,7 +63,7 @@ public enum PostReceiveHook {
                 _ = try repository.verifyHistory(to: commit)
                 verified.append(commit)
             } catch {
-                FileHandle.standardError.write(Data("cohort: branch \(name) fails verification, so its notices are not sent: \(error)\n".utf8))
+                FileHandle.standardError.write(Data("cohort: branch \(name) fails verification, so its notices are not sent: \(error) (it was written past the hook: delete or reset it with git update-ref)\n".utf8))
             }
         }
         return try repository.commits(fromAll: verified, hiding: [])

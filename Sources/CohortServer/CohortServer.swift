@@ -37,7 +37,7 @@ public final class CohortServer: Sendable {
         self.logger = logger
         store = try CollaborationStore(dataDirectory: configuration.dataDirectory, hookBinary: configuration.hookBinary)
         for (identifier, error) in store.refreshHooks() {
-            logger.warning("the hooks of a hosted repository could not be installed again; its pushes run the hooks it has",
+            logger.warning("the hooks of a hosted repository could not be installed again; its pushes run the hooks it has (run `cohort hook install` on it, or move a hook that is not Cohort's aside; the next start tries again)",
                            metadata: ["collaboration": "\(identifier)", "error": "\(error)"])
         }
         members = MembershipReader(store: store)

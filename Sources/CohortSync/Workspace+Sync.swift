@@ -56,11 +56,12 @@ extension Workspace {
             let tree = try repository.tree(ofCommit: head().commit)
             report.add(try checkout(from: tree, to: tree, copyLabel: "incoming", asideLabel: aside, now: now()))
         }
-        guard let url = try repository.remoteURL(options.remote) else {
+        guard let configured = try repository.remoteURL(options.remote) else {
             throw CohortError(.git, "this workspace has no remote '\(options.remote)'",
                               hint: "publish it (`cohort publish URL`), clone it from a link, or `git remote add \(options.remote) URL`")
         }
-        let access = RemoteAccess(url: repository.absoluteRemoteURL(url), home: home, client: client)
+        let url = repository.absoluteRemoteURL(configured)
+        let access = RemoteAccess(url: url, home: home, client: client)
         report.handles = state.membership.everyHandle
         try markHistoryBeforeChanges()
 

@@ -73,8 +73,6 @@ final class Hosted: @unchecked Sendable {
         link = published.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Runs the `cohort` binary as the person whose device is `home`.
-    @discardableResult
     /// Bo's `cohort clone` of the collaboration, its tip, and on top a sync-sized commit signed with
     /// Bo's real key whose notice `foreignAt` (of 100) is signed by Cy: an attack to push.
     func boForgingAForeignNotice(at foreignAt: Int) throws -> (folder: URL, bo: Workspace, tip: ObjectID, attack: ObjectID) {
@@ -88,6 +86,8 @@ final class Hosted: @unchecked Sendable {
         return (folder, bo, tip, attack)
     }
 
+    /// Runs the `cohort` binary as the person whose device is `home`.
+    @discardableResult
     func cohort(_ arguments: [String], as home: IdentityHome, in directory: URL? = nil, environment: [String: String] = [:]) throws -> ProcessResult {
         try run(cohortBinary.path, arguments, in: directory ?? temp.url,
                 environment: environment.merging(["COHORT_HOME": home.directory.path]) { $1 })

@@ -22,6 +22,7 @@ struct ServerLifecycleTests {
         #expect(hosted.server.stop() == 0)
         // Hooks of an older version, calling a binary that moved: the restarted server installs its own again.
         let hooks = hosted.server.data.appendingPathComponent("collaborations/\(hosted.identifier).git/hooks")
+        try Data("installed by an older version".utf8).write(to: hosted.server.data.appendingPathComponent("server/hooks"))
         var installed: [String: String] = [:]
         for name in ["pre-receive", "post-receive"] {
             let url = hooks.appendingPathComponent(name)

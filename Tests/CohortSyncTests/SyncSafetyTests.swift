@@ -187,23 +187,6 @@ struct SyncSafetyTests {
         #expect(fixture.files(in: bo).contains("ann.md"))
         try fixture.expectClean(bo, as: fixture.scenario.bo.home)
     }
-}
-
-final class Outcomes: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [Int: Int32] = [:]
-
-    func set(_ index: Int, _ value: Int32) {
-        lock.lock()
-        values[index] = value
-        lock.unlock()
-    }
-
-    var all: [Int32] {
-        lock.lock()
-        defer { lock.unlock() }
-        return values.keys.sorted().compactMap { values[$0] }
-    }
 
     @Test("a remote named by a relative folder is reached from the workspace, wherever cohort sync --workspace runs")
     func relativeFolderRemote() throws {
@@ -223,3 +206,19 @@ final class Outcomes: @unchecked Sendable {
     }
 }
 
+final class Outcomes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [Int: Int32] = [:]
+
+    func set(_ index: Int, _ value: Int32) {
+        lock.lock()
+        values[index] = value
+        lock.unlock()
+    }
+
+    var all: [Int32] {
+        lock.lock()
+        defer { lock.unlock() }
+        return values.keys.sorted().compactMap { values[$0] }
+    }
+}

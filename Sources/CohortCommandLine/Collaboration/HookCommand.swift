@@ -58,8 +58,8 @@ struct HookPreReceive: ParsableCommand {
                 Terminal.note("cohort: \(rejection)")
             }
             guard rejections.isEmpty else { throw ExitCode(1) }
-        } catch let error as CohortError {
-            Terminal.note("cohort: error: \(error)")
+        } catch let error as CohortErrorConvertible {
+            Terminal.note("cohort: error: \(error.cohortError)")
             throw ExitCode(1)
         }
     }
@@ -75,14 +75,12 @@ struct HookPostReceive: AsyncParsableCommand {
     func run() async throws {
         do {
             let input = try Files.readStandardInput(maxBytes: PreReceiveHook.maxInputBytes, what: "post-receive input")
+            let gitDirectory = FileManager.default.currentDirectoryPath
             for report in try await PostReceiveHook.run(input: input, registry: CohortCommandLine.sinks) {
-                var line = "cohort: \(report.sink): \(Terminal.count(report.delivered, "notice")) delivered"
-                if report.gaveUp > 0 { line += ", \(report.gaveUp) given up (see <git dir>/cohort/outbox/failures.jsonl)" }
-                if let reason = report.stoppedBecause { line += ", \(report.pending) waiting: \(reason)" }
-                Terminal.note(line)
+                Terminal.note("cohort: \(report.sink): \(Terminal.count(report.delivered, "notice")) delivered" + report.trouble(repository: gitDirectory))
             }
-        } catch let error as CohortError {
-            Terminal.note("cohort: error: \(error)")
+        } catch let error as CohortErrorConvertible {
+            Terminal.note("cohort: error: \(error.cohortError)")
             throw ExitCode(1)
         }
     }

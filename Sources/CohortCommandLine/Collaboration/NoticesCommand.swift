@@ -71,7 +71,7 @@ struct NoticesDeliver: AsyncCohortCommand {
             return
         }
         for report in reports {
-            Terminal.note("\(report.sink): \(report.delivered) delivered" + report.trouble)
+            Terminal.note("\(report.sink): \(report.delivered) delivered" + report.trouble())
         }
     }
 }

@@ -4,13 +4,14 @@ import CohortCollaboration
 import CohortGit
 import CohortIdentity
 import CohortNotices
+import CohortPostReceive
 import CohortWorkspace
 import Foundation
 
 struct SinksCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sinks",
-        abstract: "List the configured notice sinks, or send them a test notice.",
+        abstract: "List the configured notice sinks, send them a test notice, or deliver again what one gave up on.",
         subcommands: [SinksList.self, SinksTest.self, SinksReplay.self]
     )
 }
@@ -91,7 +92,7 @@ struct SinksReplay: AsyncCohortCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Deliver again the notices a sink gave up on (and re-enable a disabled webhook).",
-        discussion: "In a workspace, or on a server's repository with --repository. The notices come from the outbox's failures.jsonl; those that go through are struck from it."
+        discussion: "In a workspace, or on a hooked repository with --repository (its <git dir>/cohort/config.toml, and the server's sinks file when COHORT_SERVER_SINKS names it). The notices come from the outbox's failures.jsonl; those that go through are struck from it."
     )
 
     @Argument(help: ArgumentHelp("The sink's name (see `cohort sinks list`).", valueName: "NAME"))
@@ -106,8 +107,9 @@ struct SinksReplay: AsyncCohortCommand {
         let files: [URL]
         let base: CohortDirectory
         if let repository {
-            base = try Repository(at: URL(fileURLWithPath: repository)).cohortDirectory
-            files = [base.sinksFile]
+            let hooked = try Repository(at: URL(fileURLWithPath: repository))
+            base = hooked.cohortDirectory
+            files = PostReceiveHook.sinkFiles(of: hooked)
         } else {
             let workspace = try workspace.open()
             base = workspace.repository.cohortDirectory

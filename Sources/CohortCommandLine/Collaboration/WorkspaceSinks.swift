@@ -20,17 +20,24 @@ enum WorkspaceSinks {
 
     /// `cohort sinks replay NAME`, the name quoted for a shell where it needs it (an exec sink's
     /// default name holds its command line).
-    static func replayCommand(_ name: String) -> String {
-        let plain = !name.isEmpty && name.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "-_.:/@+=,".unicodeScalars.contains($0) }
-        return "cohort sinks replay " + (plain ? name : "'" + name.replacingOccurrences(of: "'", with: "'\\''") + "'")
+    static func replayCommand(_ name: String, repository: String? = nil) -> String {
+        "cohort sinks replay " + quoted(name) + (repository.map { " --repository " + quoted($0) } ?? "")
+    }
+
+    /// `text` as one shell word.
+    private static func quoted(_ text: String) -> String {
+        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "-_.:/@+=,".unicodeScalars.contains($0) }
+        return plain ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }
 
 extension NoticeOutbox.Report {
     /// What every summary says after "N delivered": the notices given up on, with the command that
-    /// tries them again, and those waiting, with why the sink stopped.
-    var trouble: String {
-        (gaveUp > 0 ? ", \(gaveUp) given up (see .git/cohort/outbox/failures.jsonl; `\(WorkspaceSinks.replayCommand(sink))` tries again)" : "")
+    /// tries them again, and those waiting, with why the sink stopped. `repository`: a hooked
+    /// repository's git directory, for the hook's own summary.
+    func trouble(repository: String? = nil) -> String {
+        let failures = (repository ?? ".git") + "/cohort/outbox/failures.jsonl"
+        return (gaveUp > 0 ? ", \(gaveUp) given up (see \(failures); `\(WorkspaceSinks.replayCommand(sink, repository: repository))` tries again)" : "")
             + (stoppedBecause.map { ", \(pending) waiting: \($0)" } ?? "")
     }
 }

@@ -167,7 +167,7 @@ enum SyncRun {
         if report.pushed { lines.append("pushed") }
         if let delivered {
             for sink in delivered where sink.delivered > 0 || sink.gaveUp > 0 || sink.stoppedBecause != nil {
-                lines.append("notices: \(sink.delivered) delivered to \(sink.sink)" + sink.trouble)
+                lines.append("notices: \(sink.delivered) delivered to \(sink.sink)" + sink.trouble())
             }
         }
         if let failure = report.failure { lines.append("stopped at \(failure.step.rawValue)") }

@@ -77,11 +77,17 @@ public struct CollaborationStore: Sendable {
         return names.filter { $0.hasSuffix(".git") && !$0.hasPrefix(".") }.map { String($0.dropLast(4)) }.sorted()
     }
 
-    /// Installs the hooks of every hosted repository again, calling the binary that serves now: after
-    /// an upgrade or a move of the binary, each push runs the same program as the server, with the
-    /// scripts of this version. A hook already as it should be is left untouched. Returns the
-    /// repositories that could not be brought up to date, with why.
+    /// The scripts the hooks were last installed with everywhere (`DATA/server/hooks`).
+    var hooksStamp: URL { serverDirectory.appendingPathComponent("hooks") }
+
+    /// Installs the hooks of every hosted repository again when this binary or this version's
+    /// scripts differ from those they were installed with (`hooksStamp`): after an upgrade or a move
+    /// of the binary, each push runs the same program as the server. A start with nothing changed
+    /// reads one file; a hook already as it should be is not rewritten. Returns the repositories that
+    /// could not be brought up to date, with why (they are tried again at the next start).
     public func refreshHooks() -> [(identifier: String, error: any Error)] {
+        let scripts = HookInstaller.scripts(binary: hookBinary)
+        guard (try? AtomicFile.read(hooksStamp, maxBytes: 64 << 10, what: "hooks stamp")) != scripts else { return [] }
         var failed: [(String, any Error)] = []
         for identifier in identifiers() {
             do {
@@ -90,6 +96,7 @@ public struct CollaborationStore: Sendable {
                 failed.append((identifier, error))
             }
         }
+        if failed.isEmpty { try? AtomicFile.write(scripts, to: hooksStamp, mode: 0o600, replacing: true) }
         return failed
     }
 
