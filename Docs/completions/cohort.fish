@@ -187,7 +187,7 @@ complete -c 'cohort' -n '__cohort_should_offer_completions_for_positional "cohor
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_positional "cohort" -eq 1' -fa 'verify' -d 'Re-verify the whole history from the genesis commit by Cohort\'s rules.'
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_positional "cohort" -eq 1' -fa 'export' -d 'Export files for other tools.'
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_positional "cohort" -eq 1' -fa 'notices' -d 'Show the collaboration\'s notices, or deliver new ones to the configured sinks.'
-complete -c 'cohort' -n '__cohort_should_offer_completions_for_positional "cohort" -eq 1' -fa 'sinks' -d 'List the configured notice sinks, or send them a test notice.'
+complete -c 'cohort' -n '__cohort_should_offer_completions_for_positional "cohort" -eq 1' -fa 'sinks' -d 'List the configured notice sinks, send them a test notice, or deliver again what one gave up on.'
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_positional "cohort" -eq 1' -fa 'hook' -d 'The verification hook for any git server.'
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_positional "cohort" -eq 1' -fa 'proof' -d 'Make or check signed identity proofs (JSON), for scripts and other languages.'
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_positional "cohort" -eq 1' -fa 'serve' -d 'Host collaborations over git\'s smart HTTP; every pull and push needs a proof of identity.'

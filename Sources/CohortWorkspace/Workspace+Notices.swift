@@ -40,6 +40,8 @@ extension Workspace {
     /// Records that the notices up to `commit` were there before this workspace's sinks could have had
     /// them (a clone's history): the first round takes them in as history, before placing any sink.
     public func markNoticesTakenIn(upTo commit: ObjectID) throws {
+        // A workspace cloned with plain git has no `.git/cohort/` yet.
+        try AtomicFile.createDirectory(repository.cohortDirectory.url, mode: 0o700)
         try AtomicFile.write(Data((commit.hex + "\n").utf8), to: seenURL, mode: 0o644, replacing: true)
     }
 
