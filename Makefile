@@ -40,8 +40,8 @@ endef
 build: deps-build
 	$(SWIFT) build
 
-## release: optimised build of every product, Swift's runtime linked in statically (one file to copy
-## to a server; used by the benchmarks): .build/release/cohort
+## release: optimised build of every product, Swift's runtime linked in statically (two files to copy
+## to a server, cohort and cohort-hook; used by the benchmarks): .build/release/cohort
 release: deps-build
 	@SWIFT=$(SWIFT) bash Scripts/build-release.sh >/dev/null
 

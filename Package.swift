@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "cohort", targets: ["cohort"]),
+        .executable(name: "cohort-hook", targets: ["cohort-hook"]),
         .executable(name: "cohort-bench", targets: ["cohort-bench"]),
         .executable(name: "cohort-fuzz", targets: ["cohort-fuzz"]),
         .executable(name: "git-credential-cohort", targets: ["git-credential-cohort"]),
@@ -202,6 +203,10 @@ let package = Package(
         .executableTarget(
             name: "cohort",
             dependencies: ["CohortCommandLine"]
+        ),
+        .executableTarget(
+            name: "cohort-hook",
+            dependencies: ["CohortBase", "CohortHooks"]
         ),
         // git's credential helper for Cohort servers (`git config credential.helper cohort`).
         .executableTarget(

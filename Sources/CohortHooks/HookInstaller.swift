@@ -92,13 +92,38 @@ public enum HookInstaller {
         Data(hooks.map { script($0, binary: binary) }.joined().utf8)
     }
 
+    /// The name of the verification-only program `make release` builds beside `cohort`.
+    public static let verifierName = "cohort-hook"
+
+    /// The program a hook runs for Cohort's part: for `pre-receive`, `cohort-hook` when it is an
+    /// executable file beside `binary` (it links only verification, so it starts in about half the
+    /// time, which every push pays); else, and for `post-receive` (whose sinks may be any program's
+    /// own), `binary`.
+    public static func program(_ name: String, binary: URL) -> URL {
+        let verifier = binary.deletingLastPathComponent().appendingPathComponent(verifierName)
+        return name == "pre-receive" && FileManager.default.isExecutableFile(atPath: verifier.path) ? verifier : binary
+    }
+
+    /// `program` with its arguments, quoted for the shell. `cohort-hook` is told the installer's
+    /// version, so that one left behind by an earlier install refuses every push instead of checking
+    /// by older rules.
+    static func command(_ name: String, binary: URL) -> String {
+        let program = program(name, binary: binary)
+        return program == binary ? "\(quoted(binary.path)) hook \(name)"
+            : "\(quoted(program.path)) \(name) --expect-version \(quoted(CohortVersion.text))"
+    }
+
+    private static func quoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
     /// The hook script: Cohort's part on git's input, then the chained hook (if any) on the same
     /// input. `pre-receive` refuses the push if either refuses; `post-receive` cannot undo a push, so
     /// its result only reaches the log. Without a chained hook the script hands git's input straight
     /// to Cohort (`exec`, no copy), and `post-receive` starts Cohort only when a sinks file exists
     /// (the files `cohort hook post-receive` reads): a push pays for what it uses, not for four extra processes.
     static func script(_ name: String, binary: URL) -> String {
-        let quoted = "'" + binary.path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        let cohort = command(name, binary: binary)
         let verifies = name == "pre-receive"
         // Git runs push hooks in the git directory with GIT_DIR set (usually "."); config.toml is
         // the repository's sinks file, COHORT_SERVER_SINKS names the server's (there or not).
@@ -110,14 +135,14 @@ public enum HookInstaller {
         # \(verifies ? "Verifies every push by Cohort's rules" : "Delivers the notices of the accepted push to the sinks in <git dir>/\(CohortDirectory.sinksFileInGitDirectory)"), then runs \(chainedName(name)) (if any) with the same input.
         case "$0" in */*) chained="${0%/*}/\(chainedName(name))" ;; *) chained="./\(chainedName(name))" ;; esac
         if [ ! -x "$chained" ]; then
-          if \(runsCohort); then exec \(quoted) hook \(name); fi
+          if \(runsCohort); then exec \(cohort); fi
           exit 0
         fi
         input=$(mktemp "${TMPDIR:-/tmp}/cohort-\(name).XXXXXX") || exit 1
         trap 'rm -f "$input"' EXIT
         cat > "$input" || exit 1
         if \(runsCohort); then
-          \(quoted) hook \(name) < "$input"\(verifies ? " || exit 1" : "")
+          \(cohort) < "$input"\(verifies ? " || exit 1" : "")
         fi
         "$chained" "$@" < "$input"\(verifies ? " || exit 1" : "")
         exit 0

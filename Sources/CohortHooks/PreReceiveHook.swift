@@ -32,6 +32,31 @@ public enum PreReceiveHook {
         return limits
     }
 
+    /// The whole of `cohort hook pre-receive` and of `cohort-hook pre-receive`: git's ref updates read
+    /// from standard input (at most `maxInputBytes`), one `cohort: rejected …` line on standard error
+    /// per refusal (git shows them to the pusher), or one `cohort: error: CODE: …` line when the push
+    /// cannot be checked at all. Returns the exit status: 0 accepts the push, 1 refuses it.
+    public static func main() -> Int32 {
+        do {
+            var input = Data()
+            while input.count <= maxInputBytes {
+                let chunk = FileHandle.standardInput.readData(ofLength: min(64 << 10, maxInputBytes + 1 - input.count))
+                if chunk.isEmpty { break }
+                input.append(chunk)
+            }
+            let rejections = try run(input: input)
+            for rejection in rejections { say("cohort: \(rejection)") }
+            return rejections.isEmpty ? 0 : 1
+        } catch {
+            say("cohort: error: \(CohortError(error, otherwise: .git))")
+            return 1
+        }
+    }
+
+    private static func say(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
     /// Verifies the push described by `input` in the repository git's environment names (inside
     /// `pre-receive`, that includes the quarantined objects). Returns the refusals.
     public static func run(input: Data) throws -> [PushRejection] {

@@ -56,16 +56,38 @@ final class HookServer {
         return try Workspace(containing: target, home: home.home)
     }
 
+    /// Which program the installed `pre-receive` runs: `cohort-hook` (beside the cohort binary, as
+    /// `make release` and `swift build` leave it) or `cohort hook pre-receive` (a cohort alone).
+    enum Verifier { case cohortHook, cohortAlone }
+
+    /// Installs the hooks again, running `verifier`.
+    func use(_ verifier: Verifier) throws {
+        var binary = cohortBinary
+        if verifier == .cohortAlone {
+            let alone = scenario.temp.path("cohort-alone")
+            binary = alone.appendingPathComponent("cohort")
+            if !FileManager.default.fileExists(atPath: binary.path) {
+                try FileManager.default.createDirectory(at: alone, withIntermediateDirectories: true)
+                try FileManager.default.createSymbolicLink(at: binary, withDestinationURL: cohortBinary)
+            }
+        }
+        _ = try HookInstaller.install(into: bare, binary: binary, chain: false)
+        let script = try String(decoding: Data(contentsOf: bare.appendingPathComponent("hooks/pre-receive")), as: UTF8.self)
+        #expect(script.contains(verifier == .cohortHook ? "/cohort-hook' pre-receive --expect-version" : "/cohort-alone/cohort' hook pre-receive"), "\(script)")
+    }
+
     /// Pushes and asserts the refusal: the code in a `cohort: rejected` line for `commit`, and the
-    /// server's ref where it was.
+    /// server's ref where it was. Returns the `cohort:` lines git relayed.
+    @discardableResult
     func expectRefused(_ workspace: Workspace, _ code: String, at commit: ObjectID? = nil, refspec: String = "main", force: Bool = false,
-                       ref: String = "refs/heads/main", sourceLocation: SourceLocation = #_sourceLocation) throws {
+                       ref: String = "refs/heads/main", sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
         let before = try tip(ref)
         let result = try push(workspace, refspec: refspec, force: force)
         #expect(result.status != 0, "push was accepted", sourceLocation: sourceLocation)
         let line = "cohort: rejected \(commit?.hex ?? "")"
         #expect(result.stderr.contains(line) && result.stderr.contains(": \(code): "), "\(result.stderr)", sourceLocation: sourceLocation)
         #expect(try tip(ref) == before, "the server's \(ref) moved", sourceLocation: sourceLocation)
+        return result.stderr.split(separator: "\n").map { $0.replacingOccurrences(of: "remote: ", with: "") }.filter { $0.hasPrefix("cohort:") }
     }
 
     func expectAccepted(_ workspace: Workspace, refspec: String = "main", sourceLocation: SourceLocation = #_sourceLocation) throws {

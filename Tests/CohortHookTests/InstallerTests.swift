@@ -114,6 +114,38 @@ import Testing
         #expect(limited.status != 0, "\(limited.stderr)")
     }
 
+    /// The hook runs `cohort-hook` when it sits beside cohort, and refuses every push when that program
+    /// is not the installer's version (one left behind by an earlier install); a cohort alone runs
+    /// `cohort hook pre-receive`. Both accept what is good.
+    @Test func theVerifierBesideCohortIsTheInstallersVersion() throws {
+        let verifier = cohortBinary.deletingLastPathComponent().appendingPathComponent(HookInstaller.verifierName)
+        let server = try HookServer(transport: .local, pushOwner: false)
+        let scenario = server.scenario
+        let script = server.bare.appendingPathComponent("hooks/pre-receive")
+        #expect(try String(decoding: Data(contentsOf: script), as: UTF8.self).contains("'\(verifier.path)' pre-receive --expect-version '\(CohortVersion.text)'"))
+        #expect(try run(verifier.path, ["--version"], in: scenario.temp.url).stdout == CohortVersion.text + "\n")
+        let usage = try run(verifier.path, [], in: scenario.temp.url)
+        #expect(usage.status == 64 && usage.stderr.hasPrefix("error: E_USAGE: cohort-hook takes"), "\(usage.stderr)")
+
+        // Installed by another version: every push is refused, with what to do.
+        let current = try String(decoding: Data(contentsOf: script), as: UTF8.self)
+        try Data(current.replacingOccurrences(of: "--expect-version '\(CohortVersion.text)'", with: "--expect-version '0.1.9'").utf8).write(to: script)
+        let stale = try server.push(scenario.owner)
+        #expect(stale.status != 0)
+        #expect(stale.stderr.contains("cohort: error: E_GIT: this hook was installed by cohort 0.1.9, but \(verifier.path) is version \(CohortVersion.text)"),
+                "\(stale.stderr)")
+        #expect(stale.stderr.contains("run `cohort hook install` on the repository again"), "\(stale.stderr)")
+        #expect(try server.tip() == nil)
+
+        // A cohort alone, then cohort-hook again: both accept the good push.
+        try server.use(.cohortAlone)
+        #expect(try server.push(scenario.owner).status == 0)
+        try server.use(.cohortHook)
+        _ = try scenario.owner.comment(on: "shortbread.md", text: "more butter")
+        #expect(try server.push(scenario.owner).status == 0)
+        #expect(try server.tip() == scenario.owner.head().commit.hex)
+    }
+
     @Test func refusesWhatIsNotARepository() throws {
         let temp = try TemporaryDirectory()
         expectCode(.git) { try HookInstaller.install(into: temp.path("nothing"), binary: cohortBinary, chain: false) }

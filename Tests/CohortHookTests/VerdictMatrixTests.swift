@@ -10,7 +10,8 @@ import Foundation
 import Testing
 
 /// Each class of attack, built by the test with participants' real keys (never through `cohort
-/// commit`), must get one verdict everywhere: the hook refuses it and the ref stays, an incremental
+/// commit`), must get one verdict everywhere: the hook refuses it and the ref stays (run as
+/// `cohort-hook` and as `cohort hook pre-receive`, with the same lines), an incremental
 /// `cohort verify` after remembered runs refuses it, a fresh verify refuses it, and `cohort clone` of
 /// the history refuses it and leaves nothing behind.
 @Suite struct VerdictMatrixTests {
@@ -25,8 +26,11 @@ import Testing
         // Fresh.
         try? FileManager.default.removeItem(at: memory)
         expectViolation(code, in: attacker, at: commit, sourceLocation: sourceLocation)
-        // The hook.
-        try server.expectRefused(attacker, code.rawValue, at: commit, sourceLocation: sourceLocation)
+        // The hook, through `cohort-hook` and through `cohort hook pre-receive`: the same lines.
+        let refused = try server.expectRefused(attacker, code.rawValue, at: commit, sourceLocation: sourceLocation)
+        try server.use(.cohortAlone)
+        #expect(try server.expectRefused(attacker, code.rawValue, at: commit, sourceLocation: sourceLocation) == refused, sourceLocation: sourceLocation)
+        try server.use(.cohortHook)
         // `cohort clone` of the history: refused, nothing left.
         let target = server.scenario.temp.path("clone-\(UUID().uuidString.prefix(8))")
         let cloned = try run(cohortBinary.path, ["clone", attacker.directory.path, target.path], in: server.scenario.temp.url,
