@@ -251,7 +251,7 @@ let package = Package(
         .testTarget(
             name: "CohortWorkspaceTests",
             dependencies: [
-                "CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace",
+                "CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit", "CGit2", "CohortVerification", "CohortWorkspace",
                 "CohortNotices", "CohortNoticesTesting", "CohortTestSupport",
             ]
         ),

@@ -57,7 +57,7 @@ done
 plain=$(median <"$work/plain"); hooked=$(median <"$work/hook")
 plain_small=$(median <"$work/plain-small"); hooked_small=$(median <"$work/hook-small")
 printf '\n%d commits (genesis included), %d rounds (the one-commit push: %d)\n\n' "$total" "$rounds" $((rounds * 3))
-printf '| push (median) | no hook (s) | spread | through cohort hook pre-receive (s) | spread | hook / plain |\n|---|---:|---:|---:|---:|---:|\n'
+printf '| push (median) | no hook (s) | spread | through the installed hook (s) | spread | hook / plain |\n|---|---:|---:|---:|---:|---:|\n'
 printf '| %d commits, each with its notice, into an empty repository | %.3f | %s | %.3f | %s | **%s×** |\n' \
   "$total" "$plain" "$(spread <"$work/plain")" "$hooked" "$(spread <"$work/hook")" "$(ratio "$hooked" "$plain")"
 printf '| one commit with 100 notices onto the history | %.3f | %s | %.3f | %s | **%s×** |\n' \

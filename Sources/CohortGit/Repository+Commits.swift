@@ -12,6 +12,56 @@ public struct Commit: Sendable {
     public let signature: (armored: String, signedData: Data)?
 }
 
+extension Commit {
+    /// The tree, parents and message of a commit object's bytes, read as libgit2 reads them: a `tree`
+    /// line first, then any `parent` lines, then `author` and `committer`; the message starts after
+    /// the first empty line and, as libgit2 keeps it, ends at a NUL. Anything else is refused.
+    static func parse(_ raw: Data, id: ObjectID) throws -> (tree: ObjectID, parents: [ObjectID], message: String) {
+        try raw.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            let malformed = CohortError(.malformed, "commit \(id.hex) is not a well-formed commit object")
+            var position = 0
+            func line(_ prefix: StaticString) -> Bool {
+                let count = prefix.utf8CodeUnitCount
+                guard bytes.count - position >= count,
+                      memcmp(bytes.baseAddress! + position, prefix.utf8Start, count) == 0 else { return false }
+                return true
+            }
+            func objectID(_ prefix: StaticString) -> ObjectID? {
+                let start = position + prefix.utf8CodeUnitCount
+                guard line(prefix), bytes.count - start >= 41, bytes[start + 40] == 0x0A else { return nil }
+                var oid = git_oid()
+                guard git_oid_fromstrn(&oid, (bytes.baseAddress! + start).assumingMemoryBound(to: CChar.self), 40) == 0 else { return nil }
+                position = start + 41
+                return ObjectID(oid)
+            }
+            func skipLine(_ prefix: StaticString) -> Bool {
+                guard line(prefix), let end = bytes[position...].firstIndex(of: 0x0A) else { return false }
+                position = end + 1
+                return true
+            }
+            guard let tree = objectID("tree ") else { throw malformed }
+            var parents: [ObjectID] = []
+            while let parent = objectID("parent ") { parents.append(parent) }
+            guard skipLine("author ") else { throw malformed }
+            while line("author ") { _ = skipLine("author ") }
+            guard skipLine("committer ") else { throw malformed }
+            // More headers may follow, up to the first empty line; a commit without one has no message.
+            var message = ""
+            var end = position - 1
+            while true {
+                if end + 1 < bytes.count, bytes[end + 1] == 0x0A {
+                    let body = UnsafeRawBufferPointer(rebasing: bytes[(end + 2)...])
+                    message = String(decoding: body.prefix(while: { $0 != 0 }), as: UTF8.self)
+                    break
+                }
+                guard end + 1 < bytes.count, let next = bytes[(end + 1)...].firstIndex(of: 0x0A) else { break }
+                end = next
+            }
+            return (tree, parents, message)
+        }
+    }
+}
+
 /// A commit's author or committer.
 public struct Person: Sendable {
     public let name: String
@@ -38,22 +88,18 @@ extension Repository {
     public static let maxCommitBytes = 1 << 20
 
     /// Reads commit `id`, with its signature if it has one; refuses commits over `maxCommitBytes`
-    /// before inflating them.
+    /// before inflating them. The object is read once: its tree, parents and message as libgit2
+    /// parses them (`Commit.parse`), its signature as stock git finds it.
     public func commit(_ id: ObjectID) throws -> Commit {
         let header = try objectHeader(id)
         guard header.type == GIT_OBJECT_COMMIT else { throw CohortError(.malformed, "object \(id.hex) is not a commit") }
         guard header.size <= Self.maxCommitBytes else {
             throw CohortError(.tooLarge, "commit \(id.hex) is \(header.size) bytes, more than the \(Self.maxCommitBytes) allowed")
         }
-        let (tree, parents, message) = try withCommit(id) { commit in
-            (ObjectID(git_commit_tree_id(commit)),
-             (0..<git_commit_parentcount(commit)).map { ObjectID(git_commit_parent_id(commit, $0)) },
-             git_commit_message_raw(commit).map { String(cString: $0) } ?? "")
-        }
-        // The signature as stock git finds it, from the raw object: libgit2's extraction also looks
-        // in the message body, which `git verify-commit` never does.
-        let extracted = try CommitSignature.split(rawObject(id))
-        return Commit(id: id, tree: tree, parents: parents, message: message, signature: extracted)
+        let raw = try rawObject(id)
+        let (tree, parents, message) = try Commit.parse(raw, id: id)
+        // libgit2's own extraction also looks in the message body, which `git verify-commit` never does.
+        return Commit(id: id, tree: tree, parents: parents, message: message, signature: try CommitSignature.split(raw))
     }
 
     /// Creates a commit of `tree` with `parents`, signed by `sign` (which receives the exact bytes of

@@ -1,0 +1,60 @@
+import CGit2
+@testable import CohortGit
+import CohortTestSupport
+import Foundation
+import Testing
+
+/// Cohort reads a commit's tree, parents and message from the one copy of its bytes it also checks
+/// the signature on; for every object, odd ones included, that reading must be libgit2's (which the
+/// history walk and every other reader use), or both must refuse.
+@Suite struct CommitParseTests {
+    let tree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  // the empty tree
+    let parent = "1111111111111111111111111111111111111111"
+    let other = "2222222222222222222222222222222222222222"
+    let author = "author Ann <ann@example.com> 1700000000 +0000\n"
+    let committer = "committer Ann <ann@example.com> 1700000000 +0100\n"
+
+    func libgit2(_ repository: Repository, _ id: ObjectID) -> (tree: ObjectID, parents: [ObjectID], message: String)? {
+        try? repository.withCommit(id) { commit in
+            (ObjectID(git_commit_tree_id(commit)),
+             (0..<git_commit_parentcount(commit)).map { ObjectID(git_commit_parent_id(commit, $0)) },
+             git_commit_message_raw(commit).map { String(cString: $0) } ?? "")
+        }
+    }
+
+    @Test func readsEveryCommitAsLibgit2Does() throws {
+        let temp = try TemporaryDirectory()
+        #expect(try run("git", ["init", "-q", temp.url.path], in: temp.url).status == 0)
+        let repository = try Repository(at: temp.url)
+        let accepted: [String] = [
+            "tree \(tree)\n\(author)\(committer)\nA message\n\nCohort-Notice: x\n",
+            "tree \(tree)\nparent \(parent)\nparent \(other)\n\(author)\(committer)encoding ISO-8859-1\n\nmerge\n",
+            "tree \(tree.uppercased())\nparent \(parent.uppercased())\n\(author)\(committer)\nupper-case ids\n",
+            "tree \(tree)\n\(author)\(committer)\nbefore a NUL\u{0}after it\n",
+            "tree \(tree)\n\(author)\(committer)",
+            "tree \(tree)\n\(author)\(committer)\n",
+            "tree \(tree)\n\(author)\(author)\(committer)\ntwo authors\n",
+            "tree \(tree)\n\(author)\(committer)gpgsig -----BEGIN SSH SIGNATURE-----\n \n abc\n -----END SSH SIGNATURE-----\n\nsigned\n",
+            "tree \(tree)\n\(author)\(committer)mergetag object \(parent)\n type commit\n\n\nafter an odd header\n",
+        ]
+        let refused: [String] = [
+            "parent \(parent)\ntree \(tree)\n\(author)\(committer)\nparent first\n",
+            "tree \(tree)\n\(committer)\nno author\n",
+            "tree \(tree)\n\(author)\nno committer\n",
+            "tree \(tree.dropLast())\n\(author)\(committer)\nshort id\n",
+            "tree \(tree)\n\(author)\(String(committer.dropLast()))",
+            "tree  \(tree)\n\(author)\(committer)\ntwo spaces\n",
+        ]
+        for text in accepted + refused {
+            let written = try run("git", ["hash-object", "-t", "commit", "--literally", "-w", "--stdin"], in: temp.url, stdin: Data(text.utf8))
+            let id = try ObjectID(hex: written.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+            let ours = try? repository.commit(id)
+            let theirs = libgit2(repository, id)
+            #expect((ours == nil) == refused.contains(text), "\(text.debugDescription)")
+            #expect((theirs == nil) == refused.contains(text), "\(text.debugDescription)")
+            if let ours, let theirs {
+                #expect(ours.tree == theirs.tree && ours.parents == theirs.parents && ours.message == theirs.message, "\(text.debugDescription)")
+            }
+        }
+    }
+}
