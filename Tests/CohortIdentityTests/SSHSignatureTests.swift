@@ -74,4 +74,34 @@ import Testing
         offCurve[keyOffset + 40] ^= 1
         expectCode(.badKey) { try SSHSignature.verify(rearmor(offCurve), message: message) }
     }
+
+    /// The armor is read line by line, each trimmed of blanks, empty lines skipped: CRLF, indented
+    /// and re-wrapped signatures verify; without both armor lines, or with nothing between, refused.
+    @Test func armorLayouts() throws {
+        let key = DeviceKey()
+        let message = Data("m".utf8)
+        let armored = try SSHSignature.sign(message, with: key)
+        let lines = armored.split(separator: "\n").map(String.init)
+        let body = lines.dropFirst().dropLast().joined()
+        let (begin, end) = (lines[0], lines[lines.count - 1])
+        let wrapped = stride(from: 0, to: body.count, by: 7).map { String(body.dropFirst($0).prefix(7)) }
+        for layout in [
+            armored.replacingOccurrences(of: "\n", with: "\r\n"),
+            "\n\n" + armored + "\n\n",
+            ([begin] + wrapped + [end]).map { " \t\($0) \r" }.joined(separator: "\n\n"),
+            [begin, body, end].joined(separator: "\n"),
+        ] {
+            #expect(try SSHSignature.verify(layout, message: message) == key.publicKey, "\(layout.debugDescription)")
+        }
+        for layout in [
+            [body, end].joined(separator: "\n"),
+            [begin, body].joined(separator: "\n"),
+            [begin, end].joined(separator: "\n"),
+            [begin, body, end, "more"].joined(separator: "\n"),
+            [begin.dropFirst() + "", body, end].joined(separator: "\n"),
+            "",
+        ] {
+            expectCode(.badSignature) { try SSHSignature.verify(layout, message: message) }
+        }
+    }
 }

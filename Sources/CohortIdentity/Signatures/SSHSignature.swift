@@ -81,18 +81,31 @@ public enum SSHSignature {
         guard armored.utf8.count <= maxArmoredBytes else {
             throw CohortError(.badSignature, "SSH signature is larger than \(maxArmoredBytes) bytes")
         }
-        // Bytes, not Characters: this runs once per commit verified.
-        let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D }
-        let lines = armored.utf8.split(separator: UInt8(ascii: "\n")).compactMap { line -> Substring.UTF8View? in
-            guard let first = line.firstIndex(where: { !isBlank($0) }), let last = line.lastIndex(where: { !isBlank($0) }) else { return nil }
-            return line[first...last]
+        // Raw bytes, not Characters nor UTF-8 views: this runs once per commit verified. The lines
+        // are trimmed of blanks; empty ones do not count; the first and last must be the armor.
+        var text = armored
+        let blob: Data? = text.withUTF8 { bytes in
+            let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D }
+            var lines: [Range<Int>] = []
+            var start = 0
+            while start < bytes.count {
+                var end = start
+                while end < bytes.count && bytes[end] != 0x0A { end += 1 }
+                var first = start
+                var last = end
+                while first < last && isBlank(bytes[first]) { first += 1 }
+                while last > first && isBlank(bytes[last - 1]) { last -= 1 }
+                if first < last { lines.append(first..<last) }
+                start = end + 1
+            }
+            guard lines.count >= 3, bytes[lines[0]].elementsEqual(begin.utf8), bytes[lines[lines.count - 1]].elementsEqual(end.utf8) else {
+                return nil
+            }
+            var body = Data(capacity: bytes.count)
+            for line in lines.dropFirst().dropLast() { body.append(UnsafeBufferPointer(rebasing: bytes[line])) }
+            return Data(base64Encoded: body)
         }
-        var body: [UInt8] = []
-        body.reserveCapacity(armored.utf8.count)
-        for line in lines.dropFirst().dropLast() { body.append(contentsOf: line) }
-        guard lines.count >= 3, lines.first?.elementsEqual(begin.utf8) == true, lines.last?.elementsEqual(end.utf8) == true,
-              let blob = Data(base64Encoded: Data(body))
-        else {
+        guard let blob else {
             throw CohortError(.badSignature, "not an armored SSH signature", hint: "the commit must be signed with `cohort commit` or ssh-keygen -Y sign")
         }
         var reader = SSHReader(blob, what: "SSH signature")
