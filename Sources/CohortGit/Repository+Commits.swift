@@ -14,9 +14,10 @@ public struct Commit: Sendable {
 
 extension Commit {
     /// The tree, parents and message of a commit object's bytes, read as libgit2 reads them: a `tree`
-    /// line first, then any `parent` lines, then `author` and `committer`; the message starts after
-    /// the first empty line and, as libgit2 keeps it, ends at a NUL. Anything else is refused.
-    static func parse(_ raw: Data, id: ObjectID) throws -> (tree: ObjectID, parents: [ObjectID], message: String) {
+    /// line first, then any `parent` lines, then `author` and `committer` (each `NAME <EMAIL> TIME
+    /// ZONE`, by libgit2's own signature parser); the message starts after the first empty line and,
+    /// as libgit2 keeps it, ends at a NUL. A commit without those lines is refused.
+    package static func parse(_ raw: Data, id: ObjectID) throws -> (tree: ObjectID, parents: [ObjectID], message: String) {
         try raw.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
             let malformed = CohortError(.malformed, "commit \(id.hex) is not a well-formed commit object")
             var position = 0
@@ -39,12 +40,27 @@ extension Commit {
                 position = end + 1
                 return true
             }
+            // An `author` or `committer` line as libgit2 checks it (its own parser, on the line's
+            // text: `NAME <EMAIL> TIME ZONE`); a line holding a NUL is refused outright.
+            func signatureLine(_ prefix: StaticString) -> Bool {
+                let start = position + prefix.utf8CodeUnitCount
+                guard line(prefix), let end = bytes[position...].firstIndex(of: 0x0A), start < end,
+                      !bytes[start..<end].contains(0) else { return false }
+                var text = [CChar](repeating: 0, count: end - start + 1)
+                text.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[start..<end])) }
+                var signature: UnsafeMutablePointer<git_signature>?
+                defer { git_signature_free(signature) }
+                guard git_signature_from_buffer(&signature, text) == 0 else { return false }
+                position = end + 1
+                return true
+            }
             guard let tree = objectID("tree ") else { throw malformed }
             var parents: [ObjectID] = []
             while let parent = objectID("parent ") { parents.append(parent) }
-            guard skipLine("author ") else { throw malformed }
-            while line("author ") { _ = skipLine("author ") }
-            guard skipLine("committer ") else { throw malformed }
+            guard signatureLine("author ") else { throw malformed }
+            // Some tools write more than one author; libgit2 skips the others unread.
+            while line("author ") { guard skipLine("author ") else { throw malformed } }
+            guard signatureLine("committer ") else { throw malformed }
             // More headers may follow, up to the first empty line; a commit without one has no message.
             var message = ""
             var end = position - 1

@@ -33,6 +33,7 @@ enum FuzzTarget: String, CaseIterable {
         case .sshsig:
             _ = try? SSHSignature.verify(text, message: Data("message".utf8))
         case .commit:
+            _ = try? Commit.parse(data, id: .zero)
             if let split = try? CommitSignature.split(data) {
                 _ = try? SSHSignature.verify(split.armored, message: split.signedData)
             }
