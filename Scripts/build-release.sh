@@ -17,5 +17,10 @@ build() {
   "$swift" build "${flags[@]}" "$@" >>"$log" 2>&1 || { cat "$log" >&2; echo "error: E_IO: the release build failed (the compiler's output is above, and in $log)" >&2; exit 1; }
 }
 if [ $# -eq 0 ]; then build; fi
-for product in "$@"; do build --product "$product"; done
+# cohort's hooks call cohort-hook beside it when it answers with the same version: build both together,
+# so that the one beside a new cohort is never an older build.
+for product in "$@"; do
+  build --product "$product"
+  if [ "$product" = cohort ]; then build --product cohort-hook; fi
+done
 "$swift" build "${flags[@]}" --show-bin-path

@@ -2,7 +2,7 @@ import Foundation
 
 /// A file's identity, size and modification time, to tell cheaply whether someone wrote to it (or
 /// replaced it) since it was last read; nil for a file that is not there.
-public struct FileStamp: Equatable, Sendable {
+public struct FileStamp: Equatable, Sendable, CustomStringConvertible {
     var device: UInt64
     var inode: UInt64
     var size: Int64
@@ -16,4 +16,7 @@ public struct FileStamp: Equatable, Sendable {
         size = Int64(info.st_size)
         modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
     }
+
+    /// `device inode size modified-ns`, to keep in a stamp file.
+    public var description: String { "\(device) \(inode) \(size) \(modified)" }
 }

@@ -1,6 +1,7 @@
 import CohortBase
 import CohortGit
 import Foundation
+import Synchronization
 
 /// Installs Cohort's `pre-receive` (verification) and `post-receive` (notice delivery) hooks into a
 /// repository: small shell scripts that call the `cohort` binary by absolute path. Idempotent; a
@@ -86,22 +87,55 @@ public enum HookInstaller {
         return repository.gitDirectory.appendingPathComponent("hooks", isDirectory: true)
     }
 
-    /// Both scripts as `install` writes them for `binary`: what a server keeps to know whether the
-    /// hooks it installed are still this version's, calling this binary.
+    /// Both scripts as `install` writes them for `binary`, and the identity (device, inode, size,
+    /// time) of each program they call: what a server keeps to know whether the hooks it installed
+    /// still call this version's programs as they are now. A `cohort` or `cohort-hook` replaced in
+    /// place changes it, so the next start checks the pair again.
     public static func scripts(binary: URL) -> Data {
-        Data(hooks.map { script($0, binary: binary) }.joined().utf8)
+        let programs = Set(hooks.map { program($0, binary: binary).path }).sorted()
+        let identities = programs.map { "# \($0): \(FileStamp(URL(fileURLWithPath: $0)).map { "\($0)" } ?? "missing")\n" }
+        return Data((hooks.map { script($0, binary: binary) } + identities).joined().utf8)
     }
 
     /// The name of the verification-only program `make release` builds beside `cohort`.
     public static let verifierName = "cohort-hook"
 
     /// The program a hook runs for Cohort's part: for `pre-receive`, `cohort-hook` when it is an
-    /// executable file beside `binary` (it links only verification, so it starts in about half the
-    /// time, which every push pays); else, and for `post-receive` (whose sinks may be any program's
-    /// own), `binary`.
+    /// executable file beside `binary` that answers `--version` with this version (it links only
+    /// verification, so it starts in about half the time, which every push pays); else, and for
+    /// `post-receive` (whose sinks may be any program's own), `binary`.
     public static func program(_ name: String, binary: URL) -> URL {
         let verifier = binary.deletingLastPathComponent().appendingPathComponent(verifierName)
-        return name == "pre-receive" && FileManager.default.isExecutableFile(atPath: verifier.path) ? verifier : binary
+        return name == "pre-receive" && isCompanion(verifier) ? verifier : binary
+    }
+
+    /// What `isCompanion` found, per path and file identity: a server asks for every repository.
+    private static let companions = Mutex<[String: (stamp: FileStamp, answer: Bool)]>([:])
+
+    /// Whether `verifier` is an executable that prints exactly this version for `--version` within
+    /// five seconds: another program that happens to bear the name is never handed a push.
+    static func isCompanion(_ verifier: URL) -> Bool {
+        guard FileManager.default.isExecutableFile(atPath: verifier.path), let stamp = FileStamp(verifier) else { return false }
+        if let known = companions.withLock({ $0[verifier.path] }), known.stamp == stamp { return known.answer }
+        let process = Process()
+        process.executableURL = verifier
+        process.arguments = ["--version"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        let ended = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in ended.signal() }
+        guard (try? process.run()) != nil else { return false }
+        var answer = false
+        if ended.wait(timeout: .now() + 5) == .success {
+            let text = output.fileHandleForReading.readDataToEndOfFile().prefix(64)
+            answer = process.terminationStatus == 0 && text == Data((CohortVersion.text + "\n").utf8)
+        } else {
+            process.terminate()
+        }
+        companions.withLock { $0[verifier.path] = (stamp, answer) }
+        return answer
     }
 
     /// `program` with its arguments, quoted for the shell. `cohort-hook` is told the installer's

@@ -17,8 +17,6 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments {
 case ["--version"]:
     print(CohortVersion.text)
-case ["pre-receive"]:
-    exit(PreReceiveHook.main())
 case let words where words.count == 3 && words[0] == "pre-receive" && words[1] == "--expect-version":
     guard words[2] == CohortVersion.text else {
         fail(CohortError(.git, "this hook was installed by cohort \(words[2]), but \(CommandLine.arguments[0]) is version \(CohortVersion.text)",
@@ -27,7 +25,7 @@ case let words where words.count == 3 && words[0] == "pre-receive" && words[1] =
     }
     exit(PreReceiveHook.main())
 default:
-    fail(CohortError(.usage, "cohort-hook takes `pre-receive [--expect-version VERSION]` or `--version`",
+    fail(CohortError(.usage, "cohort-hook takes `pre-receive --expect-version VERSION` or `--version`",
                      hint: "git's pre-receive hook runs it; install the hooks with `cohort hook install`"),
          status: 64)
 }

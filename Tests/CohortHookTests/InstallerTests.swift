@@ -146,6 +146,30 @@ import Testing
         #expect(try server.tip() == scenario.owner.head().commit.hex)
     }
 
+    /// Only a `cohort-hook` that answers `--version` with this version is handed pushes: a program that
+    /// merely bears the name (one that accepts everything, one of another version) is passed over for
+    /// `cohort hook pre-receive`. A program replaced in place changes what a server compares at start.
+    @Test func aProgramThatOnlyBearsTheNameIsNotTheVerifier() throws {
+        let temp = try TemporaryDirectory()
+        let folder = temp.path("bin")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let binary = folder.appendingPathComponent("cohort")
+        try FileManager.default.createSymbolicLink(at: binary, withDestinationURL: cohortBinary)
+        let sibling = folder.appendingPathComponent(HookInstaller.verifierName)
+        for (index, impostor) in ["#!/bin/sh\nexit 0\n", "#!/bin/sh\necho 0.1.9\n", "#!/bin/sh\necho \(CohortVersion.text); echo more\n"].enumerated() {
+            try? FileManager.default.removeItem(at: sibling)
+            try Data(impostor.utf8).write(to: sibling)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: sibling.path)
+            #expect(HookInstaller.program("pre-receive", binary: binary) == binary, "impostor \(index)")
+        }
+        let before = HookInstaller.scripts(binary: binary)
+        try FileManager.default.removeItem(at: sibling)
+        try FileManager.default.createSymbolicLink(at: sibling, withDestinationURL: cohortBinary.deletingLastPathComponent().appendingPathComponent(HookInstaller.verifierName))
+        #expect(HookInstaller.program("pre-receive", binary: binary) == sibling)
+        #expect(HookInstaller.program("post-receive", binary: binary) == binary)
+        #expect(HookInstaller.scripts(binary: binary) != before)
+    }
+
     @Test func refusesWhatIsNotARepository() throws {
         let temp = try TemporaryDirectory()
         expectCode(.git) { try HookInstaller.install(into: temp.path("nothing"), binary: cohortBinary, chain: false) }
