@@ -89,14 +89,14 @@ public enum SSHSignature {
             var lines: [Range<Int>] = []
             var start = 0
             while start < bytes.count {
-                var end = start
-                while end < bytes.count && bytes[end] != 0x0A { end += 1 }
+                var lineEnd = start
+                while lineEnd < bytes.count && bytes[lineEnd] != 0x0A { lineEnd += 1 }
                 var first = start
-                var last = end
+                var last = lineEnd
                 while first < last && isBlank(bytes[first]) { first += 1 }
                 while last > first && isBlank(bytes[last - 1]) { last -= 1 }
                 if first < last { lines.append(first..<last) }
-                start = end + 1
+                start = lineEnd + 1
             }
             guard lines.count >= 3, bytes[lines[0]].elementsEqual(begin.utf8), bytes[lines[lines.count - 1]].elementsEqual(end.utf8) else {
                 return nil
