@@ -111,7 +111,7 @@ let package = Package(
         // The sinks that ship, each its own target under Plugins/.
         .target(
             name: "StdoutSink",
-            dependencies: ["CohortCollaboration", "CohortNotices"],
+            dependencies: ["CohortBase", "CohortCollaboration", "CohortNotices"],
             path: "Plugins/StdoutSink"
         ),
         .target(

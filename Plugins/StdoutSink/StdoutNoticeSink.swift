@@ -1,3 +1,4 @@
+import CohortBase
 import CohortNotices
 import Foundation
 #if canImport(Glibc)
@@ -38,29 +39,11 @@ public struct StdoutNoticeSink: NoticeSink {
 /// Writes one whole line with as few `write` calls as the kernel allows, retrying on EINTR.
 enum LineWriter {
     static func write(_ line: Data, to descriptor: Int32, what: String) throws {
-        try line.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            var offset = 0
-            while offset < raw.count {
-                let written = systemWrite(descriptor, base + offset, raw.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else {
-                    if errno == EPIPE || errno == EBADF {
-                        throw SinkFailure.giveUp("\(what) is closed")
-                    }
-                    throw SinkFailure.retryLater("cannot write to \(what): \(String(cString: strerror(errno)))")
-                }
-                offset += written
-            }
-        }
+        let failed = AtomicFile.writeAll(line, to: descriptor)
+        if failed == EPIPE || failed == EBADF { throw SinkFailure.giveUp("\(what) is closed") }
+        guard failed == 0 else { throw SinkFailure.retryLater("cannot write to \(what): \(String(cString: strerror(failed)))") }
     }
 }
-
-#if canImport(Glibc)
-private let systemWrite = Glibc.write
-#elseif canImport(Darwin)
-private let systemWrite = Darwin.write
-#endif
 
 /// `type = "stdout"`: `format = "text"` (the default) or `"json"`.
 public struct StdoutSinkFactory: NoticeSinkFactory {

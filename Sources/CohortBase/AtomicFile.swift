@@ -27,16 +27,7 @@ public enum AtomicFile {
             unlink(temporary.path)
         }
         guard fchmod(fd, mode) == 0 else { throw failure("set the mode of", temporary) }
-        try data.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            var offset = 0
-            while offset < raw.count {
-                let n = systemWrite(fd, base + offset, raw.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { throw failure("write", url) }
-                offset += n
-            }
-        }
+        guard writeAll(data, to: fd) == 0 else { throw failure("write", url) }
         guard !durable || fsync(fd) == 0 else { throw failure("flush", url) }
         closed = true
         guard close(fd) == 0 else { throw failure("close", url) }
@@ -112,6 +103,22 @@ private let systemWrite = Darwin.write
 #endif
 
 extension AtomicFile {
+    /// Writes all of `data` to the open descriptor `fd`, as many `write` calls as the kernel needs,
+    /// retrying on EINTR. Returns 0, or the `errno` of the call that failed (`errno` is left set too).
+    public static func writeAll(_ data: Data, to fd: Int32) -> Int32 {
+        data.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return 0 }
+            var offset = 0
+            while offset < raw.count {
+                let written = systemWrite(fd, base + offset, raw.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return written == 0 ? EIO : errno }
+                offset += written
+            }
+            return 0
+        }
+    }
+
     /// Appends `data` (whole lines) to `url`, creating it with `mode`, and fsyncs before returning: a
     /// record counts only once it is on disk. A failed or short write is cut back off, so no partial
     /// line is left for the next append to be glued onto.
@@ -121,8 +128,7 @@ extension AtomicFile {
         defer { close(fd) }
         var before = stat()
         guard fstat(fd, &before) == 0 else { throw failure("read", url) }
-        let written = data.withUnsafeBytes { systemWrite(fd, $0.baseAddress, $0.count) }
-        guard written == data.count, fsync(fd) == 0 else {
+        guard writeAll(data, to: fd) == 0, fsync(fd) == 0 else {
             let error = failure("append to", url)
             _ = ftruncate(fd, before.st_size)
             throw error
