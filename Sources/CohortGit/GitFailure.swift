@@ -8,8 +8,14 @@ func check(_ result: Int32, _ action: @autoclosure () -> String) throws {
     throw gitFailure(result, action())
 }
 
+/// `E_GIT`, or `E_MALFORMED` when libgit2 could not parse an object ("failed to parse …"): a commit
+/// or tree not as git writes it is the history's fault, and every reader (the hook, `cohort verify`,
+/// clone, sync) reports it the same way.
 func gitFailure(_ result: Int32, _ action: String) -> CohortError {
-    CohortError(.git, "\(action): \(gitMessage(result))")
+    let message = gitMessage(result)
+    guard message.hasPrefix("failed to parse") else { return CohortError(.git, "\(action): \(message)") }
+    return CohortError(.malformed, "\(action): an object in the history is not well formed (\(message))",
+                       hint: "the history that holds it cannot be verified; remove the branch or tag that reaches it")
 }
 
 /// libgit2's message for the failure `result` of the last call on this thread.

@@ -63,12 +63,27 @@ extension Repository {
 
     /// The commit `id` leads to (a commit, or a tag of one), or nil if it leads to no commit.
     public func peelToCommit(_ id: ObjectID) -> ObjectID? {
+        (try? peeledCommit(id)) ?? nil
+    }
+
+    /// `peelToCommit`, but an object libgit2 cannot parse (a commit or tag not as git writes it) is
+    /// an error saying so, not "no commit".
+    public func peeledCommit(_ id: ObjectID) throws -> ObjectID? {
         var object: OpaquePointer?
         var oid = id.raw
-        guard git_object_lookup(&object, pointer, &oid, GIT_OBJECT_ANY) == 0 else { return nil }
+        let found = git_object_lookup(&object, pointer, &oid, GIT_OBJECT_ANY)
+        guard found == 0 else {
+            if found == GIT_ENOTFOUND.rawValue { return nil }
+            throw gitFailure(found, "cannot read \(id.hex)")
+        }
         defer { git_object_free(object) }
         var peeled: OpaquePointer?
-        guard git_object_peel(&peeled, object, GIT_OBJECT_COMMIT) == 0, let peeled else { return nil }
+        let result = git_object_peel(&peeled, object, GIT_OBJECT_COMMIT)
+        guard result == 0, let peeled else {
+            let failure = gitFailure(result, "cannot read \(id.hex)")
+            if failure.code == .malformed { throw failure }
+            return nil
+        }
         defer { git_object_free(peeled) }
         return ObjectID(git_object_id(peeled))
     }

@@ -174,7 +174,12 @@ public final class PushVerifier {
                 }
                 continue
             }
-            guard let tip = repository.peelToCommit(update.new) else {
+            let peeled: ObjectID?
+            do { peeled = try repository.peeledCommit(update.new) } catch let error as CohortError {
+                reject(update.new, error.code, error.reason, hint: error.hint)
+                continue
+            }
+            guard let tip = peeled else {
                 reject(update.new, .malformed, "\(update.name) would point at something that is not a commit")
                 continue
             }

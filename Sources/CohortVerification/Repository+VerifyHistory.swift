@@ -1,3 +1,4 @@
+import CohortBase
 import CohortGit
 import Foundation
 
@@ -18,7 +19,11 @@ extension Repository {
         let verifier = HistoryVerifier(repository: self)
         var checked: [ObjectID] = []
         defer { try? memory.remember(checked) }
-        let all = try commits(from: tip)
+        // A history libgit2 cannot walk (a commit not as git writes it) is the tip's violation.
+        let all: [ObjectID]
+        do { all = try commits(from: tip) } catch let error as CohortError where error.code == .malformed {
+            throw Violation(commit: tip, error: error)
+        }
         counted?(all.count)
         let known = memory.load()
         // Remembered commits are skipped, the genesis among them: the one root on the tip's

@@ -44,7 +44,7 @@ import Testing
     /// would): the owner's `cohort sync` refuses it with the same code, merges nothing, and every byte
     /// of the owner's unsaved edit stays where it was.
     func expectSyncRefuses(_ server: HookServer, _ attacker: Workspace, attack: ObjectID, code: CohortError.Code,
-                           sourceLocation: SourceLocation = #_sourceLocation) throws {
+                           reason: String = "the remote's history failed verification", sourceLocation: SourceLocation = #_sourceLocation) throws {
         let scenario = server.scenario
         let owner = scenario.owner.directory
         _ = try run("git", ["remote", "add", "origin", server.remote], in: owner)
@@ -57,7 +57,7 @@ import Testing
                         in: scenario.temp.url).status == 0, sourceLocation: sourceLocation)
         let synced = try run(cohortBinary.path, ["sync"], in: owner, environment: ["COHORT_HOME": scenario.ann.home.directory.path])
         #expect(synced.status == 1, "\(synced.stdout)", sourceLocation: sourceLocation)
-        #expect(synced.stderr.hasPrefix("error: \(code.rawValue): the remote's history failed verification"), "\(synced.stderr)",
+        #expect(synced.stderr.hasPrefix("error: \(code.rawValue): \(reason)"), "\(synced.stderr)",
                 sourceLocation: sourceLocation)
         #expect((try? Data(contentsOf: edited)) == edit, sourceLocation: sourceLocation)
         // Ann's edit was committed here, on top of what she had; nothing of the attack came in.
@@ -381,6 +381,29 @@ import Testing
         let stock = try run("git", ["verify-commit", id.hex], in: bo.directory)
         #expect(stock.status != 0, "stock git verified it")
         try expectOneVerdict(server, bo, home: scenario.bo.home, attack: id, good: good, code: .badSignature, at: id)
+    }
+
+    /// A participant's real signature over a commit whose author line libgit2 cannot read: the same
+    /// refusal everywhere, with or without a commit-graph (which lets libgit2's history walk take a
+    /// commit's parents without parsing it, so Cohort's own reading of the commit meets it first).
+    @Test(arguments: [false, true])
+    func aSignedCommitWithAMalformedAuthorIsRefused(commitGraph: Bool) throws {
+        let (server, bo, good, tree) = try boAddingFile("author.md")
+        let scenario = server.scenario
+        let made = try Attacks.unsignedCommit(tree: tree, parents: [good], message: "odd author", signer: signer(scenario.bo.home, in: bo), in: bo)
+        let text = String(decoding: made.bytes, as: UTF8.self)
+            .replacingOccurrences(of: "author Forger <forger@example.com>", with: "author Forger forger@example.com")
+        let signed = try SSHSignature.sign(Data(text.utf8), with: signer(scenario.bo.home, in: bo).key)
+        let split = try #require(text.range(of: "\n\n"))
+        let headers = String(text[..<split.lowerBound]) + "\ngpgsig " + signed.trimmingCharacters(in: .newlines).replacingOccurrences(of: "\n", with: "\n ")
+        let id = try Attacks.writeObject(Data((headers + String(text[split.lowerBound...])).utf8), type: "commit", in: bo)
+        try Attacks.point(bo, at: id)
+        if commitGraph {
+            #expect(try run("git", ["commit-graph", "write", "--reachable"], in: bo.directory).status == 0)
+        }
+        try expectOneVerdict(server, bo, home: scenario.bo.home, attack: id, good: good, code: .malformed, at: id)
+        // Through a folder remote, libgit2's fetch reads the commit before Cohort's verification does.
+        try expectSyncRefuses(server, bo, attack: id, code: .malformed, reason: "cannot fetch from origin: an object in the history is not well formed")
     }
 
     @Test(arguments: ["gpgsig", "gpgsig-sha256"])
