@@ -18,7 +18,7 @@ cd "$scripts/.."
 files=${1:-10000}
 commits=${2:-10000}
 rounds=${3:-7}
-bin="$(bash "$scripts/build-release.sh" cohort cohort-hook cohort-bench)"
+bin="$(bash "$scripts/build-release.sh" cohort cohort-bench)"
 work=$(mktemp -d)
 if [ -z "${CLONE_DIR:-}" ]; then
   if [ -w /dev/shm ]; then CLONE_DIR=/dev/shm; else CLONE_DIR="$work"; fi

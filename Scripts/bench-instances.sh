@@ -13,7 +13,7 @@ source "$scripts/timing.sh"
 cd "$scripts/.."
 files=${1:-2000}
 rounds=${2:-5}
-bin="$(bash "$scripts/build-release.sh" cohort cohort-hook git-credential-cohort cohort-bench)"
+bin="$(bash "$scripts/build-release.sh" cohort git-credential-cohort cohort-bench)"
 work=$(mktemp -d /tmp/cohort-bench-instances.XXXXXX)
 chmod 755 "$work"
 cleanup() {

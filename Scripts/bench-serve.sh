@@ -11,7 +11,7 @@ source "$scripts/timing.sh"
 cd "$scripts/.."
 files=${1:-10000}
 runs=${2:-7}
-bin="$(bash "$scripts/build-release.sh" cohort cohort-hook git-credential-cohort)"
+bin="$(bash "$scripts/build-release.sh" cohort git-credential-cohort)"
 work=$(mktemp -d)
 cleanup() {
   [ -n "${serve_pid:-}" ] && kill "$serve_pid" 2>/dev/null || true

@@ -11,7 +11,7 @@ source "$scripts/timing.sh"
 cd "$scripts/.."
 files=${1:-10000}
 runs=${2:-5}
-bin="$(bash "$scripts/build-release.sh" cohort cohort-hook)"
+bin="$(bash "$scripts/build-release.sh" cohort)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export PATH="$bin:$PATH" COHORT_HOME="$work/ann"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the release products named (all of them when none is) the way `make release` does, and
 # prints the folder the binaries are in. Swift's runtime and Foundation are linked in statically:
-# one file to copy to a server, and each start (every hook run, every command) about 4 ms shorter
+# cohort and cohort-hook (built whenever cohort is) to copy to a server, each start about 4 ms shorter
 # than with the runtime loaded from /opt/swift (Docs/Benchmarks.md).
 # The compiler's output is kept in .build/release-build.log and shown (on standard error) only when
 # the build fails.

@@ -6,7 +6,7 @@ scripts="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$scripts/timing.sh"
 cd "$scripts/.."
 commits=${1:-10000}
-bin="$(bash "$scripts/build-release.sh" cohort cohort-hook cohort-bench)"
+bin="$(bash "$scripts/build-release.sh" cohort cohort-bench)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export COHORT_HOME="$work/home"

@@ -68,7 +68,7 @@ start() {
   pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
   [ -x "$pgbin/postgres" ] || { echo "error: E_IO: PostgreSQL is not installed (run make deps)" >&2; exit 1; }
   command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { echo "error: E_IO: nginx is not installed (run make deps)" >&2; exit 1; }
-  bin=${COHORT_BIN:-$(bash "$scripts/build-release.sh" cohort cohort-hook git-credential-cohort)}
+  bin=${COHORT_BIN:-$(bash "$scripts/build-release.sh" cohort git-credential-cohort)}
   mkdir -p "$dir/pg" "$dir/nginx" "$dir/data"
   chmod 755 "$dir" "$dir/nginx"
 

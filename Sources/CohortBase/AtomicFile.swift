@@ -103,6 +103,20 @@ private let systemWrite = Darwin.write
 #endif
 
 extension AtomicFile {
+    /// Standard input to its end, at most `maxBytes` (`what` names it in the error).
+    public static func readStandardInput(maxBytes: Int, what: String) throws -> Data {
+        var data = Data()
+        while data.count <= maxBytes {
+            let chunk = FileHandle.standardInput.readData(ofLength: min(64 << 10, maxBytes + 1 - data.count))
+            if chunk.isEmpty { break }
+            data.append(chunk)
+        }
+        guard data.count <= maxBytes else {
+            throw CohortError(.malformed, "\(what) on standard input is larger than \(maxBytes) bytes", hint: "give at most \(maxBytes) bytes")
+        }
+        return data
+    }
+
     /// Writes all of `data` to the open descriptor `fd`, as many `write` calls as the kernel needs,
     /// retrying on EINTR. Returns 0, or the `errno` of the call that failed (`errno` is left set too).
     public static func writeAll(_ data: Data, to fd: Int32) -> Int32 {

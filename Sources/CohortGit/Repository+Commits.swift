@@ -19,7 +19,10 @@ extension Commit {
     /// as libgit2 keeps it, ends at a NUL. A commit without those lines is refused.
     package static func parse(_ raw: Data, id: ObjectID) throws -> (tree: ObjectID, parents: [ObjectID], message: String) {
         try raw.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
-            let malformed = CohortError(.malformed, "commit \(id.hex) is not a well-formed commit object")
+            var malformed: CohortError {
+                CohortError(.malformed, "commit \(id.hex) is not a well-formed commit object",
+                            hint: "the history that holds it cannot be verified; remove the branch or tag that reaches it")
+            }
             var position = 0
             func line(_ prefix: StaticString) -> Bool {
                 let count = prefix.utf8CodeUnitCount

@@ -222,7 +222,12 @@ extension Repository {
     private func resolveRelativeURL(of remote: OpaquePointer?) throws {
         guard let url = git_remote_url(remote).map({ String(cString: $0) }) else { return }
         let absolute = absoluteRemoteURL(url)
-        if absolute != url { try check(git_remote_set_instance_url(remote, absolute), "cannot resolve the remote's folder \(url)") }
+        guard absolute != url else { return }
+        let result = git_remote_set_instance_url(remote, absolute)
+        guard result >= 0 else {
+            throw CohortError(.git, "cannot resolve the remote's folder \(url): \(gitMessage(result))",
+                              hint: "name it by an absolute path: git remote set-url NAME /path/to/repo.git")
+        }
     }
 
     /// Fetches remote `name` with its configured refspecs (remote-tracking branches move).

@@ -4,8 +4,9 @@ import Foundation
 import Synchronization
 
 /// Installs Cohort's `pre-receive` (verification) and `post-receive` (notice delivery) hooks into a
-/// repository: small shell scripts that call the `cohort` binary by absolute path. Idempotent; a
-/// foreign hook is never overwritten silently.
+/// repository: small shell scripts that call, by absolute path, the `cohort` binary that installs
+/// them (and for `pre-receive` the `cohort-hook` beside it, when it is this version's). Idempotent;
+/// a foreign hook is never overwritten silently.
 public enum HookInstaller {
     static let marker = "# cohort-hook: managed by `cohort hook install`"
     /// The hooks Cohort installs.
@@ -33,7 +34,7 @@ public enum HookInstaller {
     /// foreign hooks are kept and run after Cohort's; without it, any one of them refuses the whole
     /// install before anything is written. An empty repository also gets HEAD pointed at
     /// `refs/heads/main`, Cohort's default branch.
-    public static func install(into url: URL, binary: URL, chain: Bool) throws -> [(hook: URL, outcome: Outcome)] {
+    public static func install(into url: URL, binary: URL, chain: Bool) throws -> [(hook: URL, outcome: Outcome, program: URL)] {
         let repository = try Repository(at: url)
         let directory = try hooksDirectory(of: repository)
         try AtomicFile.createDirectory(directory, mode: 0o755)
@@ -60,16 +61,17 @@ public enum HookInstaller {
             }
             plan.append((name, .chained, nil))
         }
-        var done: [(hook: URL, outcome: Outcome)] = []
+        var done: [(hook: URL, outcome: Outcome, program: URL)] = []
         for (name, outcome, current) in plan {
             let hook = directory.appendingPathComponent(name)
             if outcome == .chained {
                 try fileManager.moveItem(at: hook, to: directory.appendingPathComponent(chainedName(name)))
             }
-            let text = Data(script(name, binary: binary).utf8)
+            let program = program(name, binary: binary)
+            let text = Data(script(name, program: program, binary: binary).utf8)
             // Written only when it changes: installing again over the same hook touches nothing.
             if current != text { try AtomicFile.write(text, to: hook, mode: 0o755, replacing: true) }
-            done.append((hook, outcome))
+            done.append((hook, outcome, program))
         }
         if try repository.referenceTips().isEmpty {
             try repository.setHead(to: "refs/heads/main")
@@ -87,14 +89,16 @@ public enum HookInstaller {
         return repository.gitDirectory.appendingPathComponent("hooks", isDirectory: true)
     }
 
-    /// Both scripts as `install` writes them for `binary`, and the identity (device, inode, size,
-    /// time) of each program they call: what a server keeps to know whether the hooks it installed
-    /// still call this version's programs as they are now. A `cohort` or `cohort-hook` replaced in
-    /// place changes it, so the next start checks the pair again.
+    /// What a server keeps to know whether the hooks it installed are still this version's, calling
+    /// these programs as they are now: the scripts `install` can write for `binary` (`pre-receive`
+    /// with and without `cohort-hook`) and the identity (device, inode, size, time) of `binary` and of
+    /// the `cohort-hook` beside it. Nothing is started: a `cohort` or `cohort-hook` replaced in place
+    /// changes it, and the next start installs again, asking the new pair.
     public static func scripts(binary: URL) -> Data {
-        let programs = Set(hooks.map { program($0, binary: binary).path }).sorted()
-        let identities = programs.map { "# \($0): \(FileStamp(URL(fileURLWithPath: $0)).map { "\($0)" } ?? "missing")\n" }
-        return Data((hooks.map { script($0, binary: binary) } + identities).joined().utf8)
+        let verifier = sibling(of: binary)
+        let variants = hooks.map { script($0, program: binary, binary: binary) } + [script("pre-receive", program: verifier, binary: binary)]
+        let identities = [binary, verifier].map { "# \($0.path): \(FileStamp($0).map { "\($0)" } ?? "missing")\n" }
+        return Data((variants + identities).joined().utf8)
     }
 
     /// The name of the verification-only program `make release` builds beside `cohort`.
@@ -105,8 +109,12 @@ public enum HookInstaller {
     /// verification, so it starts in about half the time, which every push pays); else, and for
     /// `post-receive` (whose sinks may be any program's own), `binary`.
     public static func program(_ name: String, binary: URL) -> URL {
-        let verifier = binary.deletingLastPathComponent().appendingPathComponent(verifierName)
+        let verifier = sibling(of: binary)
         return name == "pre-receive" && isCompanion(verifier) ? verifier : binary
+    }
+
+    static func sibling(of binary: URL) -> URL {
+        binary.deletingLastPathComponent().appendingPathComponent(verifierName)
     }
 
     /// What `isCompanion` found, per path and file identity: a server asks for every repository.
@@ -138,17 +146,12 @@ public enum HookInstaller {
         return answer
     }
 
-    /// `program` with its arguments, quoted for the shell. `cohort-hook` is told the installer's
-    /// version, so that one left behind by an earlier install refuses every push instead of checking
-    /// by older rules.
-    static func command(_ name: String, binary: URL) -> String {
-        let program = program(name, binary: binary)
-        return program == binary ? "\(quoted(binary.path)) hook \(name)"
-            : "\(quoted(program.path)) \(name) --expect-version \(quoted(CohortVersion.text))"
-    }
-
-    private static func quoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    /// `program` with its arguments, quoted for the shell: `binary hook NAME`, or for `cohort-hook`
+    /// the installer's version too, so that one left behind by an earlier install refuses every push
+    /// instead of checking by older rules.
+    static func command(_ name: String, program: URL, binary: URL) -> String {
+        program == binary ? "\(ShellWord.quoted(binary.path)) hook \(name)"
+            : "\(ShellWord.quoted(program.path)) \(name) --expect-version \(ShellWord.quoted(CohortVersion.text))"
     }
 
     /// The hook script: Cohort's part on git's input, then the chained hook (if any) on the same
@@ -156,8 +159,8 @@ public enum HookInstaller {
     /// its result only reaches the log. Without a chained hook the script hands git's input straight
     /// to Cohort (`exec`, no copy), and `post-receive` starts Cohort only when a sinks file exists
     /// (the files `cohort hook post-receive` reads): a push pays for what it uses, not for four extra processes.
-    static func script(_ name: String, binary: URL) -> String {
-        let cohort = command(name, binary: binary)
+    static func script(_ name: String, program: URL, binary: URL) -> String {
+        let cohort = command(name, program: program, binary: binary)
         let verifies = name == "pre-receive"
         // Git runs push hooks in the git directory with GIT_DIR set (usually "."); config.toml is
         // the repository's sinks file, COHORT_SERVER_SINKS names the server's (there or not).

@@ -33,18 +33,12 @@ public enum PreReceiveHook {
     }
 
     /// The whole of `cohort hook pre-receive` and of `cohort-hook pre-receive`: git's ref updates read
-    /// from standard input (at most `maxInputBytes`), one `cohort: rejected …` line on standard error
+    /// from standard input (at most `maxInputBytes`, else `E_MALFORMED`), one `cohort: rejected …` line on standard error
     /// per refusal (git shows them to the pusher), or one `cohort: error: CODE: …` line when the push
     /// cannot be checked at all. Returns the exit status: 0 accepts the push, 1 refuses it.
     public static func main() -> Int32 {
         do {
-            var input = Data()
-            while input.count <= maxInputBytes {
-                let chunk = FileHandle.standardInput.readData(ofLength: min(64 << 10, maxInputBytes + 1 - input.count))
-                if chunk.isEmpty { break }
-                input.append(chunk)
-            }
-            let rejections = try run(input: input)
+            let rejections = try run(input: AtomicFile.readStandardInput(maxBytes: maxInputBytes, what: "pre-receive input"))
             for rejection in rejections { say("cohort: \(rejection)") }
             return rejections.isEmpty ? 0 : 1
         } catch {

@@ -12,10 +12,8 @@ public struct Violation: CohortErrorConvertible, Sendable, CustomStringConvertib
         self.error = error
     }
 
-    /// `CODE: commit SHA: reason`.
-    public var description: String {
-        "\(error.code): commit \(commit.hex): \(error.reason)"
-    }
+    /// `CODE: commit SHA: reason (hint)`, as `cohortError` reads.
+    public var description: String { cohortError.description }
 
     /// The violation as one error, naming the commit.
     package var cohortError: CohortError {

@@ -104,6 +104,14 @@ import Testing
             #expect(result.status == 1)
             #expect(result.stderr.contains("E_MALFORMED"), "\(result.stderr)")
         }
+        // More than the hook reads, through either program: refused, never read as fewer updates.
+        let verifier = cohortBinary.deletingLastPathComponent().appendingPathComponent(HookInstaller.verifierName)
+        let oversized = Data(repeating: UInt8(ascii: "\n"), count: PreReceiveHook.maxInputBytes + 1)
+        for (program, arguments) in [(cohortBinary, ["hook", "pre-receive"]), (verifier, ["pre-receive", "--expect-version", CohortVersion.text])] {
+            let result = try run(program.path, arguments, in: server.bare, environment: ["GIT_DIR": "."], stdin: oversized)
+            #expect(result.status == 1)
+            #expect(result.stderr == "cohort: error: E_MALFORMED: pre-receive input on standard input is larger than \(PreReceiveHook.maxInputBytes) bytes (give at most \(PreReceiveHook.maxInputBytes) bytes)\n", "\(result.stderr)")
+        }
         let hooks = server.bare.appendingPathComponent("hooks")
         try FileManager.default.removeItem(at: hooks.appendingPathComponent("pre-receive"))
         try Data("#!/bin/sh\nexit 0\n".utf8).write(to: hooks.appendingPathComponent("pre-receive"))

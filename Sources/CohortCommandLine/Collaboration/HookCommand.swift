@@ -27,11 +27,10 @@ struct HookInstall: CohortCommand {
 
     func execute() throws {
         let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        for (hook, outcome) in try HookInstaller.install(into: URL(fileURLWithPath: repository), binary: binary, chain: chain) {
-            let program = HookInstaller.program(hook.lastPathComponent, binary: binary).path
+        for (hook, outcome, program) in try HookInstaller.install(into: URL(fileURLWithPath: repository), binary: binary, chain: chain) {
             switch outcome {
-            case .installed: Terminal.print("installed \(hook.path) (calls \(program))")
-            case .updated: Terminal.print("updated \(hook.path) (calls \(program))")
+            case .installed: Terminal.print("installed \(hook.path) (calls \(program.path))")
+            case .updated: Terminal.print("updated \(hook.path) (calls \(program.path))")
             case .chained: Terminal.print("installed \(hook.path); the existing hook runs after it as \(HookInstaller.chainedName(hook.lastPathComponent))")
             }
         }
@@ -61,18 +60,18 @@ struct HookPostReceive: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "post-receive",
         abstract: "Run by git's post-receive hook: deliver the notices of the accepted push to the repository's sinks.",
-        discussion: "Sinks are configured in <git dir>/cohort/config.toml. Notices wait in <git dir>/cohort/outbox until each sink has them. Prints one `cohort: SINK: …` line per sink."
+        discussion: "Sinks are configured in <git dir>/cohort/config.toml, and in the file COHORT_SERVER_SINKS names (cohort serve sets it to DATA/sinks.toml). Notices wait in <git dir>/cohort/outbox until each sink has them. Prints one `cohort: SINK: …` line per sink."
     )
 
     func run() async throws {
         do {
-            let input = try Files.readStandardInput(maxBytes: PreReceiveHook.maxInputBytes, what: "post-receive input")
+            let input = try AtomicFile.readStandardInput(maxBytes: PreReceiveHook.maxInputBytes, what: "post-receive input")
             let gitDirectory = FileManager.default.currentDirectoryPath
             for report in try await PostReceiveHook.run(input: input, registry: CohortCommandLine.sinks) {
                 Terminal.note("cohort: \(report.sink): \(Terminal.count(report.delivered, "notice")) delivered" + report.trouble(repository: gitDirectory))
             }
-        } catch let error as CohortErrorConvertible {
-            Terminal.note("cohort: error: \(error.cohortError)")
+        } catch {
+            Terminal.note("cohort: error: \(CohortError(error, otherwise: .io))")
             throw ExitCode(1)
         }
     }

@@ -1,3 +1,4 @@
+import CohortBase
 import CohortNotices
 import Foundation
 import CohortWorkspace
@@ -17,7 +18,6 @@ enum WorkspaceSinks {
         return specs.isEmpty ? nil : reports
     }
 
-
     /// `cohort sinks replay NAME`, the name quoted for a shell where it needs it (an exec sink's
     /// default name holds its command line).
     static func replayCommand(_ name: String, repository: String? = nil) -> String {
@@ -27,7 +27,7 @@ enum WorkspaceSinks {
     /// `text` as one shell word.
     private static func quoted(_ text: String) -> String {
         let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "-_.:/@+=,".unicodeScalars.contains($0) }
-        return plain ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return plain ? text : ShellWord.quoted(text)
     }
 }
 

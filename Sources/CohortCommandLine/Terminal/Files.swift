@@ -5,22 +5,8 @@ import Foundation
 enum Files {
     /// The bytes of `path` (or standard input for `-`), at most `maxBytes`.
     static func read(_ path: String, maxBytes: Int, what: String) throws -> Data {
-        if path == "-" { return try readStandardInput(maxBytes: maxBytes, what: what) }
+        if path == "-" { return try AtomicFile.readStandardInput(maxBytes: maxBytes, what: what) }
         return try AtomicFile.read(URL(fileURLWithPath: path), maxBytes: maxBytes, what: what)
-    }
-
-    /// Standard input, at most `maxBytes`.
-    static func readStandardInput(maxBytes: Int, what: String) throws -> Data {
-        var data = Data()
-        while data.count <= maxBytes {
-            let chunk = FileHandle.standardInput.readData(ofLength: min(64 << 10, maxBytes + 1 - data.count))
-            if chunk.isEmpty { break }
-            data.append(chunk)
-        }
-        guard data.count <= maxBytes else {
-            throw CohortError(.malformed, "\(what) on standard input is larger than \(maxBytes) bytes")
-        }
-        return data
     }
 
     /// Writes `data` to `path`, or to standard output when `path` is nil. An existing file is

@@ -80,10 +80,11 @@ public struct CollaborationStore: Sendable {
     /// The scripts the hooks were last installed with everywhere (`DATA/server/hooks`).
     var hooksStamp: URL { serverDirectory.appendingPathComponent("hooks") }
 
-    /// Installs the hooks of every hosted repository again when this binary or this version's
-    /// scripts differ from those they were installed with (`hooksStamp`): after an upgrade or a move
-    /// of the binary, each push runs the same program as the server. A start with nothing changed
-    /// reads one file; a hook already as it should be is not rewritten. Returns the repositories that
+    /// Installs the hooks of every hosted repository again when this binary, the `cohort-hook` beside
+    /// it, or this version's scripts differ from those they were installed with (`hooksStamp`): after
+    /// an upgrade or a move of the binary, each push runs the same programs as the server. A start
+    /// with nothing changed reads one file and two file identities, and starts no process; a hook
+    /// already as it should be is not rewritten. Returns the repositories that
     /// could not be brought up to date, with why (they are tried again at the next start).
     public func refreshHooks() -> [(identifier: String, error: any Error)] {
         let scripts = HookInstaller.scripts(binary: hookBinary)
