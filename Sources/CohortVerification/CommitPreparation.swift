@@ -189,7 +189,7 @@ extension Repository {
 extension Result where Failure == any Error {
     /// Keeps `CohortError`s as they are and wraps anything else as `E_GIT`.
     func mapCohortError() -> Result<Success, CohortError> {
-        mapError { ($0 as? CohortError) ?? CohortError(.git, "\($0)") }
+        mapError { CohortError($0, otherwise: .git) }
     }
 }
 

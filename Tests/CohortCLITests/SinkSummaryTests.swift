@@ -52,6 +52,38 @@ import Testing
         #expect(reported.first { $0["name"] as? String == "down" }?["stoppedBecause"] is String, "\(reported)")
     }
 
+    /// The command a summary names for a sink that gave up works: once the sink accepts again,
+    /// `cohort sinks replay NAME` delivers what it gave up on, once. An unknown name says where it looked.
+    @Test func theReplayCommandASummaryNamesDeliversWhatWasGivenUp() throws {
+        let sandbox = try Sandbox()
+        let ann = try sandbox.recipes(["bread.md": "flour\n"])
+        let received = sandbox.path("received.jsonl")
+        func configure(_ command: String) throws {
+            try sandbox.write("recipes/.git/cohort/config.toml", """
+                [[sinks]]
+                type = "exec"
+                name = "picky"
+                command = ["sh", "-c", "\(command)"]
+                history = "all"
+
+                """)
+        }
+        try configure("exit 3")
+        let delivered = try ann.run(["notices", "deliver"])
+        #expect(delivered.stderr.contains("picky: 0 delivered, 1 given up") && delivered.stderr.contains("`cohort sinks replay picky` tries again"),
+                "\(delivered.stderr)")
+        try configure("cat >> '\(received.path)'")
+        let replayed = try ann.run(["sinks", "replay", "picky"])
+        #expect(replayed.status == 0, "\(replayed.stderr)")
+        #expect(try String(decoding: Data(contentsOf: received), as: UTF8.self).split(separator: "\n").count == 1)
+        #expect(try ann.run(["notices", "deliver"]).status == 0)
+        #expect(try String(decoding: Data(contentsOf: received), as: UTF8.self).split(separator: "\n").count == 1)
+
+        let unknown = try ann.run(["sinks", "replay", "nosuch"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.hasPrefix("error: E_MALFORMED: no sink is named 'nosuch' in ") && unknown.stderr.contains("config.toml"), "\(unknown.stderr)")
+    }
+
     /// A sink whose state cannot be read does not start, says why, and keeps its notices; the other
     /// sinks go on.
     @Test func aSinkThatCannotStartIsReportedAndTheOthersGoOn() throws {
