@@ -55,6 +55,8 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // ECDSA P-256 verification against a key's table of multiples, for keys that sign many times.
+        .target(name: "CP256", path: "Sources/CP256"),
 
         // The base under everything: the error type and its codes, atomic files and locks, hex and
         // base64, the version, the paths under `.git/cohort/`. Foundation only.
@@ -65,7 +67,7 @@ let package = Package(
             dependencies: [
                 "CohortBase",
                 .product(name: "Crypto", package: "swift-crypto"),
-                "CLibcrypto",
+                "CLibcrypto", "CP256",
             ]
         ),
         // Collaboration model: share options, participants, membership, notices, signed envelopes.

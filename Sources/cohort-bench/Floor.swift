@@ -1,3 +1,4 @@
+import CohortIdentity
 import Crypto
 import Foundation
 import Synchronization
@@ -22,6 +23,36 @@ func ecdsaFloor(seconds: Double, threads: Int) -> Double {
                 let (key, signature, message) = samples[index % samples.count]
                 index += 1
                 precondition(key.isValidSignature(signature, for: message))
+            }
+            done += 32
+        }
+        total.add(done, ordering: .relaxed)
+    }
+    return Double(total.load(ordering: .relaxed)) / cohort_bench.seconds(start.duration(to: clock.now))
+}
+
+/// The same signatures through `P256Key.verifySignature`, as commits and notices are checked, once
+/// each key has verified enough signatures to have its table of multiples (`P256KeyTable`).
+func tableRate(seconds: Double, threads: Int) throws -> Double {
+    let samples = try (0..<16).map { _ -> (P256Key, Data, Data) in
+        let key = P256.Signing.PrivateKey()
+        let message = randomBytes(300)
+        return (try P256Key(x963: key.publicKey.x963Representation), try key.signature(for: message).derRepresentation, message)
+    }
+    for (key, signature, message) in samples {
+        for _ in 0...P256Key.signaturesBeforeTable { try key.verifySignature(signature, for: message) }
+    }
+    let total = Atomic<Int>(0)
+    let clock = ContinuousClock()
+    let start = clock.now
+    DispatchQueue.concurrentPerform(iterations: threads) { thread in
+        var done = 0
+        var index = thread
+        while clock.now - start < .seconds(seconds) {
+            for _ in 0..<32 {
+                let (key, signature, message) = samples[index % samples.count]
+                index += 1
+                precondition((try? key.verifySignature(signature, for: message)) != nil)
             }
             done += 32
         }

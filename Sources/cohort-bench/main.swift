@@ -5,6 +5,7 @@
 //   $bin/cohort-bench identity [--seconds S] [--roots N] [--rounds R]
 //   $bin/cohort-bench history DIR COMMITS     (input for Scripts/bench-verify.sh)
 //   $bin/cohort-bench floor [SECONDS]         (raw ECDSA verifications/s on every core)
+//   $bin/cohort-bench table [SECONDS]         (the same through keys' tables of multiples)
 //   $bin/cohort-bench exchanges LINK SECONDS CONCURRENCY [--addresses]   (Scripts/bench-instances.sh)
 import CohortIdentity
 import Crypto
@@ -176,7 +177,11 @@ case "floor":
     // cohort-bench floor [SECONDS]: one number, raw verifications per second on every core.
     let seconds = arguments.count > 1 ? Double(arguments[1]) ?? 1 : 1
     print(String(format: "%.0f", ecdsaFloor(seconds: seconds, threads: ProcessInfo.processInfo.activeProcessorCount)))
+case "table":
+    // cohort-bench table [SECONDS]: one number, verifications per second on every core through keys' tables.
+    let seconds = arguments.count > 1 ? Double(arguments[1]) ?? 1 : 1
+    print(String(format: "%.0f", try tableRate(seconds: seconds, threads: ProcessInfo.processInfo.activeProcessorCount)))
 default:
-    FileHandle.standardError.write(Data("usage: cohort-bench identity [--seconds S] [--roots N] [--rounds R]\n       cohort-bench floor [SECONDS]\n       cohort-bench history DIR COMMITS\n       cohort-bench sinks DIR COUNT WEBHOOK_URL SECRET\n       cohort-bench exchanges LINK SECONDS CONCURRENCY [--addresses]\n".utf8))
+    FileHandle.standardError.write(Data("usage: cohort-bench identity [--seconds S] [--roots N] [--rounds R]\n       cohort-bench floor [SECONDS]\n       cohort-bench table [SECONDS]\n       cohort-bench history DIR COMMITS\n       cohort-bench sinks DIR COUNT WEBHOOK_URL SECRET\n       cohort-bench exchanges LINK SECONDS CONCURRENCY [--addresses]\n".utf8))
     exit(64)
 }

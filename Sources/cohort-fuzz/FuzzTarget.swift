@@ -1,6 +1,6 @@
 @testable import CohortCollaboration
 import CohortGit
-import CohortIdentity
+@testable import CohortIdentity
 @testable import CohortServer
 import CohortServerAPI
 import CohortVerification
@@ -15,9 +15,17 @@ enum FuzzTarget: String, CaseIterable {
     case gzip, path
     /// The JSON reader of envelopes and notices, and a notice's fields read from its payload.
     case json
+    /// A key's table of multiples (`CP256`) against swift-crypto: key number, r ‖ s, then the message.
+    case p256
 
     static let tokenKey = SymmetricKey(data: Data(repeating: 7, count: 32))
     static let challengeKey = SymmetricKey(data: Data(repeating: 9, count: 32))
+    /// Four fixed signing keys, and their tables (`p256`).
+    static let signingKeys = (1...4).map { try! P256.Signing.PrivateKey(rawRepresentation: Data(repeating: UInt8($0), count: 32)) }
+    static let tables = signingKeys.map { key in
+        let publicKey = P256Key(key.publicKey)
+        return (publicKey, P256KeyTable.make(x963: publicKey.x963, budget: .init(limit: 1))!)
+    }
 
     func run(_ data: Data) {
         let text = String(decoding: data, as: UTF8.self)
@@ -74,6 +82,13 @@ enum FuzzTarget: String, CaseIterable {
                 while rounds < 100_000, (try? inflater.next()) != nil { rounds += 1 }
                 _ = try? inflater.finish()
             }
+        case .p256:
+            guard data.count >= 65, let signature = try? P256.Signing.ECDSASignature(rawRepresentation: data[1..<65]) else { return }
+            let (key, table) = Self.tables[Int(data[0]) % Self.tables.count]
+            let digest = SHA256.hash(data: data[65...])
+            let verdict = table.verdict(signature, digest: digest)
+            let reference = key.signingKey.isValidSignature(signature, for: digest)
+            precondition(verdict == -1 || (verdict == 1) == reference, "the table says \(verdict), swift-crypto \(reference)")
         case .path:
             for mode: UInt32 in [0o100644, 0o120000, 0o040000] { _ = GitPath.refusal(component: text, mode: mode) }
             _ = CohortLayout.isLookAlike(text)

@@ -59,6 +59,9 @@ enum Seeds {
             ServerAPI.encode(ServerAPI.TokenRequest(operation: .pull, proof: proof)),
             ServerAPI.encode(ServerAPI.PublishRequest(collaboration: try Envelope.seal(file, by: signer).fileData(), genesis: String(repeating: "0", count: 40), proof: proof)),
         ]
+        seeds[.p256] = try FuzzTarget.signingKeys.enumerated().map { index, key in
+            Data([UInt8(index)]) + (try key.signature(for: Data("notice \(index)".utf8)).rawRepresentation) + Data("notice \(index)".utf8)
+        }
         seeds[.gzip] = [try gzip(Data("0014command=ls-refs\n0000".utf8))]
         seeds[.path] = [".git", "README.md", ".GIT.", "git~1", ".g\u{200C}it", ".gitmodules", "docs", "a\\b", ".cohort"].map { Data($0.utf8) }
 

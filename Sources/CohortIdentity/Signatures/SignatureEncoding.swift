@@ -23,7 +23,7 @@ extension P256Key {
         if encoding != .raw, signature.count <= maxDERSignatureBytes, let der = try? P256.Signing.ECDSASignature(derRepresentation: signature) {
             // The common case (cohort-v1, DER only) needs no second candidate.
             if encoding == .der || signature.count != 64 {
-                guard signingKey.isValidSignature(der, for: message) else { throw mismatch() }
+                guard isValid(der, digest: SHA256.hash(data: message)) else { throw mismatch() }
                 return
             }
             candidates.append(der)
@@ -40,7 +40,21 @@ extension P256Key {
             throw CohortError(.badSignature, "signature of \(signature.count) bytes is not \(expected)",
                               hint: "send the ECDSA P-256 signature exactly as the signer produced it")
         }
-        guard candidates.contains(where: { signingKey.isValidSignature($0, for: message) }) else { throw mismatch() }
+        let digest = SHA256.hash(data: message)
+        guard candidates.contains(where: { isValid($0, digest: digest) }) else { throw mismatch() }
+    }
+
+    /// Whether `signature` is valid over the message whose SHA-256 is `digest`: through the key's
+    /// table when it has one (`P256KeyTable`), which only ever answers "valid" on its own; every
+    /// other answer is swift-crypto's. Debug builds check each of the table's answers against it.
+    func isValid(_ signature: P256.Signing.ECDSASignature, digest: SHA256.Digest) -> Bool {
+        if let table = use.table(for: x963), table.verdict(signature, digest: digest) == 1 {
+            #if DEBUG
+            precondition(signingKey.isValidSignature(signature, for: digest), "a key's table accepted a signature swift-crypto refuses")
+            #endif
+            return true
+        }
+        return signingKey.isValidSignature(signature, for: digest)
     }
 
     private func mismatch() -> CohortError {

@@ -1,0 +1,462 @@
+// ECDSA P-256 verification with per-key tables of multiples (see CP256.h).
+//
+// Numbers are four 64-bit limbs, least significant first. Field elements (mod p) and scalars (mod n)
+// are multiplied in Montgomery form (CIOS, one conditional subtraction), so every value kept is
+// fully reduced and two values are equal exactly when their limbs are.
+
+#include "CP256.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef unsigned __int128 u128;
+typedef uint64_t num[4];
+
+enum { WINDOWS = 32, DIGITS = 255 };
+
+typedef struct {
+    const uint64_t *m;
+    uint64_t m0;  // -m^-1 mod 2^64
+    num one;      // R mod m (R = 2^256)
+    num r2;       // R^2 mod m
+} modulus;
+
+typedef struct { num x, y; } affine;
+typedef struct { num x, y, z; int infinity; } jacobian;
+
+struct cohort_p256_table {
+    affine t[WINDOWS][DIGITS];
+};
+
+static const uint64_t P_LIMBS[4] = {0xffffffffffffffffULL, 0x00000000ffffffffULL, 0x0000000000000000ULL, 0xffffffff00000001ULL};
+static const uint64_t N_LIMBS[4] = {0xf3b9cac2fc632551ULL, 0xbce6faada7179e84ULL, 0xffffffffffffffffULL, 0xffffffff00000000ULL};
+// -p^-1 and -n^-1 mod 2^64; `setup` computes both again and turns the tables off if they differ.
+static const uint64_t P_M0 = 1;
+static const uint64_t N_M0 = 0xccd1c8aaee00bc4fULL;
+static modulus P = {P_LIMBS};
+static modulus N = {N_LIMBS};
+static const num B = {0x3bce3c3e27d2604bULL, 0x651d06b0cc53b0f6ULL, 0xb3ebbd55769886bcULL, 0x5ac635d8aa3a93e7ULL};
+static const num GX = {0xf4a13945d898c296ULL, 0x77037d812deb33a0ULL, 0xf8bce6e563a440f2ULL, 0x6b17d1f2e12c4247ULL};
+static const num GY = {0xcbb6406837bf51f5ULL, 0x2bce33576b315eceULL, 0x8ee7eb4a7c0f9e16ULL, 0x4fe342e2fe1a7f9bULL};
+
+// MARK: - Plain 256-bit arithmetic
+
+static uint64_t add4(num r, const num a, const num b) {
+    u128 c = 0;
+    for (int i = 0; i < 4; i++) {
+        c += (u128)a[i] + b[i];
+        r[i] = (uint64_t)c;
+        c >>= 64;
+    }
+    return (uint64_t)c;
+}
+
+static uint64_t sub4(num r, const num a, const num b) {
+    uint64_t borrow = 0;
+    for (int i = 0; i < 4; i++) {
+        u128 d = (u128)a[i] - b[i] - borrow;
+        r[i] = (uint64_t)d;
+        borrow = (uint64_t)(d >> 64) & 1;
+    }
+    return borrow;
+}
+
+static int is_zero(const num a) {
+    return (a[0] | a[1] | a[2] | a[3]) == 0;
+}
+
+static int equal(const num a, const num b) {
+    return ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3])) == 0;
+}
+
+/// a < b
+static int less(const num a, const num b) {
+    num t;
+    return (int)sub4(t, a, b);
+}
+
+static void from_bytes(num r, const uint8_t bytes[32]) {
+    for (int i = 0; i < 4; i++) {
+        uint64_t limb = 0;
+        for (int j = 0; j < 8; j++) limb = (limb << 8) | bytes[(3 - i) * 8 + j];
+        r[i] = limb;
+    }
+}
+
+static unsigned byte_at(const num a, int index) {
+    return (unsigned)(a[index / 8] >> (8 * (index % 8))) & 0xff;
+}
+
+// MARK: - Modular arithmetic (inputs below the modulus, results too)
+
+#define INLINE static inline __attribute__((always_inline))
+
+INLINE void add_with(num r, const num a, const num b, const uint64_t m[4]) {
+    num t, u;
+    uint64_t carry = add4(t, a, b);
+    uint64_t borrow = sub4(u, t, m);
+    memcpy(r, (carry || !borrow) ? u : t, sizeof(num));
+}
+
+INLINE void sub_with(num r, const num a, const num b, const uint64_t m[4]) {
+    num t, u;
+    uint64_t borrow = sub4(t, a, b);
+    add4(u, t, m);
+    memcpy(r, borrow ? u : t, sizeof(num));
+}
+
+/// a · b · R^-1 mod m (CIOS), for m0 = -m^-1 mod 2^64.
+INLINE void mul_with(num r, const num a, const num b, const uint64_t m[4], uint64_t m0) {
+    uint64_t t[6] = {0};
+#pragma clang loop unroll(full)
+    for (int i = 0; i < 4; i++) {
+        u128 c = 0;
+#pragma clang loop unroll(full)
+        for (int j = 0; j < 4; j++) {
+            c += (u128)a[j] * b[i] + t[j];
+            t[j] = (uint64_t)c;
+            c >>= 64;
+        }
+        c += t[4];
+        t[4] = (uint64_t)c;
+        t[5] = (uint64_t)(c >> 64);
+        uint64_t q = t[0] * m0;
+        c = (u128)q * m[0] + t[0];
+        c >>= 64;
+#pragma clang loop unroll(full)
+        for (int j = 1; j < 4; j++) {
+            c += (u128)q * m[j] + t[j];
+            t[j - 1] = (uint64_t)c;
+            c >>= 64;
+        }
+        c += t[4];
+        t[3] = (uint64_t)c;
+        t[4] = t[5] + (uint64_t)(c >> 64);
+    }
+    // t < 2m: subtract m once if t ≥ m.
+    num u;
+    uint64_t borrow = sub4(u, t, m);
+    memcpy(r, (t[4] || !borrow) ? u : t, sizeof(num));
+}
+
+// Mod p, for coordinates.
+static void fe_add(num r, const num a, const num b) { add_with(r, a, b, P_LIMBS); }
+static void fe_sub(num r, const num a, const num b) { sub_with(r, a, b, P_LIMBS); }
+static void fe_mul(num r, const num a, const num b) { mul_with(r, a, b, P_LIMBS, P_M0); }
+
+// Mod n, for scalars.
+static void sc_mul(num r, const num a, const num b) { mul_with(r, a, b, N_LIMBS, N_M0); }
+
+static void mod_add(num r, const num a, const num b, const modulus *m) { add_with(r, a, b, m->m); }
+
+static void mont_mul(num r, const num a, const num b, const modulus *m) {
+    if (m == &P) fe_mul(r, a, b);
+    else sc_mul(r, a, b);
+}
+
+/// a^e in Montgomery form (a in Montgomery form), a nibble of the exponent at a time.
+static void mont_pow(num r, const num a, const num e, const modulus *m) {
+    num powers[16];
+    memcpy(powers[0], m->one, sizeof(num));
+    memcpy(powers[1], a, sizeof(num));
+    for (int i = 2; i < 16; i++) mont_mul(powers[i], powers[i - 1], a, m);
+    num acc;
+    memcpy(acc, m->one, sizeof(num));
+    for (int nibble = 63; nibble >= 0; nibble--) {
+        for (int k = 0; k < 4; k++) mont_mul(acc, acc, acc, m);
+        unsigned digit = (unsigned)(e[nibble / 16] >> (4 * (nibble % 16))) & 0xf;
+        if (digit) mont_mul(acc, acc, powers[digit], m);
+    }
+    memcpy(r, acc, sizeof(num));
+}
+
+/// 1/a in Montgomery form (a in Montgomery form, not zero), by Fermat: a^(m-2).
+static void mont_invert(num r, const num a, const modulus *m) {
+    num e, two = {2, 0, 0, 0};
+    sub4(e, m->m, two);
+    mont_pow(r, a, e, m);
+}
+
+static int is_one(const num a) {
+    return ((a[0] ^ 1) | a[1] | a[2] | a[3]) == 0;
+}
+
+static void halve(num a) {
+    a[0] = (a[0] >> 1) | (a[1] << 63);
+    a[1] = (a[1] >> 1) | (a[2] << 63);
+    a[2] = (a[2] >> 1) | (a[3] << 63);
+    a[3] >>= 1;
+}
+
+/// x / 2 mod m (m odd, x below m).
+static void halve_mod(num x, const uint64_t m[4]) {
+    uint64_t carry = 0;
+    if (x[0] & 1) carry = add4(x, x, m);
+    halve(x);
+    x[3] |= carry << 63;
+}
+
+/// 1/a mod m (m odd and prime, a in [1, m)), plain form, by the binary extended Euclidean algorithm:
+/// variable time, for public values only. Keeps x1 · a ≡ u and x2 · a ≡ v (mod m) while (u, v)
+/// descends from (a, m) to a 1.
+static void invert_binary(num r, const num a, const uint64_t m[4]) {
+    num u, v, x1 = {1, 0, 0, 0}, x2 = {0, 0, 0, 0};
+    memcpy(u, a, sizeof(num));
+    memcpy(v, m, sizeof(num));
+    while (!is_one(u) && !is_one(v)) {
+        while (!(u[0] & 1)) {
+            halve(u);
+            halve_mod(x1, m);
+        }
+        while (!(v[0] & 1)) {
+            halve(v);
+            halve_mod(x2, m);
+        }
+        if (!less(u, v)) {
+            sub4(u, u, v);
+            sub_with(x1, x1, x2, m);
+        } else {
+            sub4(v, v, u);
+            sub_with(x2, x2, x1, m);
+        }
+    }
+    memcpy(r, is_one(u) ? x1 : x2, sizeof(num));
+}
+
+static int setup_modulus(modulus *m) {
+    // -m^-1 mod 2^64 by Newton's iteration (each step doubles the correct low bits).
+    uint64_t inverse = 1;
+    for (int i = 0; i < 7; i++) inverse *= 2 - m->m[0] * inverse;
+    m->m0 = (uint64_t)0 - inverse;
+    if (m->m0 != (m == &P ? P_M0 : N_M0)) return -1;
+    // R mod m = 2^256 - m, as m > 2^255; then R^2 = R · 2^256 by 256 doublings.
+    num zero = {0, 0, 0, 0};
+    sub4(m->one, zero, m->m);
+    memcpy(m->r2, m->one, sizeof(num));
+    for (int i = 0; i < 256; i++) mod_add(m->r2, m->r2, m->r2, m);
+    return 0;
+}
+
+// MARK: - Points (coordinates in Montgomery form mod p)
+
+/// r = a + b. 0, or -1 when a = ±b (the formula does not cover it; never met while a table is
+/// built, and left to the caller while verifying).
+static int add_affine(jacobian *r, const jacobian *a, const affine *b) {
+    if (a->infinity) {
+        memcpy(r->x, b->x, sizeof(num));
+        memcpy(r->y, b->y, sizeof(num));
+        memcpy(r->z, P.one, sizeof(num));
+        r->infinity = 0;
+        return 0;
+    }
+    num z1z1, u2, s2, h, rr, hh, hhh, v, x3, y3, z3, t;
+    fe_mul(z1z1, a->z, a->z);
+    fe_mul(u2, b->x, z1z1);
+    fe_mul(s2, b->y, a->z);
+    fe_mul(s2, s2, z1z1);
+    fe_sub(h, u2, a->x);
+    fe_sub(rr, s2, a->y);
+    if (is_zero(h)) return -1;
+    fe_mul(hh, h, h);
+    fe_mul(hhh, h, hh);
+    fe_mul(v, a->x, hh);
+    // x3 = rr² − hhh − 2v
+    fe_mul(x3, rr, rr);
+    fe_sub(x3, x3, hhh);
+    fe_sub(x3, x3, v);
+    fe_sub(x3, x3, v);
+    // y3 = rr · (v − x3) − y1 · hhh
+    fe_sub(t, v, x3);
+    fe_mul(y3, rr, t);
+    fe_mul(t, a->y, hhh);
+    fe_sub(y3, y3, t);
+    // z3 = z1 · h
+    fe_mul(z3, a->z, h);
+    memcpy(r->x, x3, sizeof(num));
+    memcpy(r->y, y3, sizeof(num));
+    memcpy(r->z, z3, sizeof(num));
+    r->infinity = 0;
+    return 0;
+}
+
+/// r = 2a (a = −3 doubling). 0, or -1 when the result would be the identity.
+static int twice(jacobian *r, const jacobian *a) {
+    if (a->infinity || is_zero(a->y)) return -1;
+    num delta, gamma, beta, alpha, t, u, x3, y3, z3;
+    fe_mul(delta, a->z, a->z);
+    fe_mul(gamma, a->y, a->y);
+    fe_mul(beta, a->x, gamma);
+    // alpha = 3 (x − delta)(x + delta)
+    fe_sub(t, a->x, delta);
+    fe_add(u, a->x, delta);
+    fe_mul(alpha, t, u);
+    fe_add(t, alpha, alpha);
+    fe_add(alpha, t, alpha);
+    // x3 = alpha² − 8 beta
+    fe_add(u, beta, beta);   // 2 beta
+    fe_add(u, u, u);         // 4 beta
+    fe_mul(x3, alpha, alpha);
+    fe_sub(x3, x3, u);
+    fe_sub(x3, x3, u);
+    // z3 = (y + z)² − gamma − delta
+    fe_add(t, a->y, a->z);
+    fe_mul(z3, t, t);
+    fe_sub(z3, z3, gamma);
+    fe_sub(z3, z3, delta);
+    // y3 = alpha (4 beta − x3) − 8 gamma²
+    fe_sub(t, u, x3);
+    fe_mul(y3, alpha, t);
+    fe_mul(t, gamma, gamma);
+    fe_add(t, t, t);
+    fe_add(t, t, t);
+    fe_add(t, t, t);
+    fe_sub(y3, y3, t);
+    memcpy(r->x, x3, sizeof(num));
+    memcpy(r->y, y3, sizeof(num));
+    memcpy(r->z, z3, sizeof(num));
+    r->infinity = 0;
+    return 0;
+}
+
+/// Affine forms of `count` points (none the identity), with one inversion for all (Montgomery's trick).
+static void to_affine(affine *out, const jacobian *in, int count, num *scratch) {
+    memcpy(scratch[0], in[0].z, sizeof(num));
+    for (int i = 1; i < count; i++) fe_mul(scratch[i], scratch[i - 1], in[i].z);
+    num inverse, zinv, zinv2;
+    mont_invert(inverse, scratch[count - 1], &P);
+    for (int i = count - 1; i >= 0; i--) {
+        if (i > 0) {
+            fe_mul(zinv, inverse, scratch[i - 1]);
+            fe_mul(inverse, inverse, in[i].z);
+        } else {
+            memcpy(zinv, inverse, sizeof(num));
+        }
+        fe_mul(zinv2, zinv, zinv);
+        fe_mul(out[i].x, in[i].x, zinv2);
+        fe_mul(zinv2, zinv2, zinv);
+        fe_mul(out[i].y, in[i].y, zinv2);
+    }
+}
+
+/// Whether (x, y) (Montgomery form, below p) is on the curve: y² = x³ − 3x + b.
+static int on_curve(const num x, const num y) {
+    num left, right, t, b;
+    fe_mul(left, y, y);
+    fe_mul(t, x, x);
+    fe_mul(right, t, x);
+    fe_sub(right, right, x);
+    fe_sub(right, right, x);
+    fe_sub(right, right, x);
+    fe_mul(b, B, P.r2);
+    fe_add(right, right, b);
+    return equal(left, right);
+}
+
+// MARK: - Tables
+
+/// Fills `table` from `base` (affine, on the curve): row j holds d · 256^j · base for d = 1…255.
+static int fill(cohort_p256_table *table, affine base) {
+    jacobian *row = malloc(sizeof(jacobian) * (DIGITS + 1));
+    num *scratch = malloc(sizeof(num) * (DIGITS + 1));
+    affine *normal = malloc(sizeof(affine) * (DIGITS + 1));
+    int failed = row == NULL || scratch == NULL || normal == NULL;
+    for (int j = 0; j < WINDOWS && !failed; j++) {
+        memcpy(row[0].x, base.x, sizeof(num));
+        memcpy(row[0].y, base.y, sizeof(num));
+        memcpy(row[0].z, P.one, sizeof(num));
+        row[0].infinity = 0;
+        failed |= twice(&row[1], &row[0]) != 0;
+        // row[d − 1] = d · base; row[255] = 256 · base, the next row's base.
+        for (int d = 3; d <= DIGITS + 1 && !failed; d++) failed |= add_affine(&row[d - 1], &row[d - 2], &base) != 0;
+        if (failed) break;
+        to_affine(normal, row, DIGITS + 1, scratch);
+        memcpy(table->t[j], normal, sizeof(affine) * DIGITS);
+        base = normal[DIGITS];
+    }
+    free(row);
+    free(scratch);
+    free(normal);
+    return failed ? -1 : 0;
+}
+
+static cohort_p256_table *new_table(const num x, const num y) {
+    if (!less(x, P.m) || !less(y, P.m)) return NULL;
+    affine base;
+    fe_mul(base.x, x, P.r2);
+    fe_mul(base.y, y, P.r2);
+    if (!on_curve(base.x, base.y)) return NULL;
+    cohort_p256_table *table = malloc(sizeof(cohort_p256_table));
+    if (table == NULL) return NULL;
+    if (fill(table, base) != 0) {
+        free(table);
+        return NULL;
+    }
+    return table;
+}
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static cohort_p256_table *generator;
+
+static void setup(void) {
+    if (setup_modulus(&P) != 0 || setup_modulus(&N) != 0) return;
+    generator = new_table(GX, GY);
+}
+
+cohort_p256_table *cohort_p256_table_new(const uint8_t x[32], const uint8_t y[32]) {
+    pthread_once(&once, setup);
+    num px, py;
+    from_bytes(px, x);
+    from_bytes(py, y);
+    return new_table(px, py);
+}
+
+void cohort_p256_table_free(cohort_p256_table *table) {
+    free(table);
+}
+
+long cohort_p256_table_bytes(void) {
+    return (long)sizeof(cohort_p256_table);
+}
+
+// MARK: - Verification
+
+/// acc += k · P, from P's table: one addition per non-zero byte of k.
+static int add_multiple(jacobian *acc, const cohort_p256_table *table, const num k) {
+    for (int j = 0; j < WINDOWS; j++) {
+        unsigned digit = byte_at(k, j);
+        if (digit && add_affine(acc, acc, &table->t[j][digit - 1]) != 0) return -1;
+    }
+    return 0;
+}
+
+int cohort_p256_verify(const cohort_p256_table *key, const uint8_t digest[32], const uint8_t rb[32], const uint8_t sb[32]) {
+    pthread_once(&once, setup);
+    if (generator == NULL || key == NULL) return -1;
+    num r, s, e;
+    from_bytes(r, rb);
+    from_bytes(s, sb);
+    from_bytes(e, digest);
+    if (is_zero(r) || is_zero(s) || !less(r, N.m) || !less(s, N.m)) return 0;
+    if (!less(e, N.m)) sub4(e, e, N.m);
+    // w = s^-1 · R (Montgomery form); u1 = e · s^-1 and u2 = r · s^-1 (plain form).
+    num inverse, w, u1, u2;
+    invert_binary(inverse, s, N.m);
+    sc_mul(w, inverse, N.r2);
+    sc_mul(u1, e, w);
+    sc_mul(u2, r, w);
+    jacobian acc = {.infinity = 1};
+    if (add_multiple(&acc, generator, u1) != 0 || add_multiple(&acc, key, u2) != 0 || acc.infinity) return -1;
+    // x(R) mod n = r, with x(R) = X / Z²: X = r · Z², or X = (r + n) · Z² when r + n < p.
+    num zz, rm, t, rn;
+    fe_mul(zz, acc.z, acc.z);
+    fe_mul(rm, r, P.r2);
+    fe_mul(t, rm, zz);
+    if (equal(t, acc.x)) return 1;
+    if (add4(rn, r, N.m) == 0 && less(rn, P.m)) {
+        fe_mul(rm, rn, P.r2);
+        fe_mul(t, rm, zz);
+        if (equal(t, acc.x)) return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,168 @@
+import CohortBase
+import CohortTestSupport
+import Crypto
+import Foundation
+import Testing
+@testable import CohortIdentity
+
+/// A key's table of multiples (`CP256`) must never call a signature valid that swift-crypto refuses,
+/// and should decide almost every signature on its own.
+struct P256KeyTableTests {
+    /// The group order n, big-endian.
+    static let order = try! hex("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551")
+
+    /// `a − b` for two 32-byte big-endian numbers (a ≥ b).
+    static func subtract(_ a: Data, _ b: Data) -> Data {
+        var result = [UInt8](repeating: 0, count: 32)
+        var borrow = 0
+        for index in (0..<32).reversed() {
+            var value = Int(a[a.startIndex + index]) - Int(b[b.startIndex + index]) - borrow
+            borrow = value < 0 ? 1 : 0
+            if value < 0 { value += 256 }
+            result[index] = UInt8(value)
+        }
+        return Data(result)
+    }
+
+    static func number(_ value: UInt8) -> Data {
+        Data(repeating: 0, count: 31) + [value]
+    }
+
+    /// The table's verdict and swift-crypto's on one raw r ‖ s, which must agree wherever the table decides.
+    @discardableResult
+    static func agree(_ table: P256KeyTable, _ key: P256Key, raw: Data, digest: SHA256.Digest,
+                      sourceLocation: SourceLocation = #_sourceLocation) -> Int32? {
+        guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw) else { return nil }
+        let verdict = table.verdict(signature, digest: digest)
+        let reference = key.signingKey.isValidSignature(signature, for: digest)
+        if verdict == 1 { #expect(reference, "the table accepted what swift-crypto refuses", sourceLocation: sourceLocation) }
+        if verdict == 0 { #expect(!reference, "the table refused what swift-crypto accepts", sourceLocation: sourceLocation) }
+        return verdict
+    }
+
+    @Test(.enabled(if: Vectors.available, Vectors.unsetReason))
+    func wycheproofThroughTheTable() throws {
+        let budget = P256KeyTable.Budget(limit: 1)
+        var decided = 0
+        var undecided = 0
+        for (file, der) in [("ecdsa_secp256r1_sha256_test.json", true), ("ecdsa_secp256r1_sha256_p1363_test.json", false)] {
+            let document = try Vectors.json("wycheproof/\(file)")
+            for group in try #require(document["testGroups"] as? [[String: Any]]) {
+                let keyHex = try #require((group["publicKey"] as? [String: Any])?["uncompressed"] as? String)
+                let key = try P256Key(x963: try hex(keyHex))
+                let table = try #require(P256KeyTable.make(x963: key.x963, budget: budget))
+                for test in try #require(group["tests"] as? [[String: Any]]) {
+                    let message = try hex(try #require(test["msg"] as? String))
+                    let bytes = try hex(try #require(test["sig"] as? String))
+                    let parsed = der ? try? P256.Signing.ECDSASignature(derRepresentation: bytes)
+                                     : try? P256.Signing.ECDSASignature(rawRepresentation: bytes)
+                    guard let parsed else { continue }
+                    let verdict = Self.agree(table, key, raw: parsed.rawRepresentation, digest: SHA256.hash(data: message))
+                    if test["result"] as? String == "valid" { #expect(verdict != 0, "tcId \(test["tcId"] ?? "?") should verify") }
+                    if verdict == -1 { undecided += 1 } else { decided += 1 }
+                }
+            }
+        }
+        // Wycheproof aims some cases at exactly the sums a table leaves undecided; all others it decides.
+        #expect(decided > 450, "\(decided) decided")
+        #expect(undecided < 20, "\(undecided) undecided")
+        #expect(budget.count == 0, "every table was freed")
+    }
+
+    @Test func randomSignaturesAndEdgeScalarsAgree() throws {
+        let budget = P256KeyTable.Budget(limit: 4)
+        for _ in 0..<4 {
+            let privateKey = P256.Signing.PrivateKey()
+            let key = P256Key(privateKey.publicKey)
+            let table = try #require(P256KeyTable.make(x963: key.x963, budget: budget))
+            for round in 0..<24 {
+                let message = Data("message \(round) \(UUID())".utf8)
+                let digest = SHA256.hash(data: message)
+                let raw = try privateKey.signature(for: message).rawRepresentation
+                let (r, s) = (raw.prefix(32), raw.suffix(32))
+                #expect(Self.agree(table, key, raw: raw, digest: digest) == 1, "a fresh signature is decided valid")
+                // The same signature over another message, a changed r, s, the other key's signature.
+                Self.agree(table, key, raw: raw, digest: SHA256.hash(data: message + [0]))
+                var changed = raw
+                changed[changed.startIndex + round % 64] ^= 0x01
+                Self.agree(table, key, raw: changed, digest: digest)
+                Self.agree(table, key, raw: try P256.Signing.PrivateKey().signature(for: message).rawRepresentation, digest: digest)
+                // n − s (valid as well for ECDSA), and scalars at and around the edges.
+                Self.agree(table, key, raw: r + Self.subtract(Self.order, s), digest: digest)
+                for edge in [Self.number(0), Self.number(1), Self.subtract(Self.order, Self.number(1)), Self.order,
+                             Data(repeating: 0xff, count: 32)] {
+                    Self.agree(table, key, raw: r + edge, digest: digest)
+                    Self.agree(table, key, raw: edge + s, digest: digest)
+                }
+            }
+        }
+        #expect(budget.count == 0)
+    }
+
+    @Test func aDigestOfZeroOrAboveTheOrderIsReadModuloTheOrder() throws {
+        let privateKey = P256.Signing.PrivateKey()
+        let key = P256Key(privateKey.publicKey)
+        let table = try #require(P256KeyTable.make(x963: key.x963, budget: .init(limit: 1)))
+        // Digests chosen, not hashed: signatures over them through swift-crypto's digest API.
+        for bytes in [Data(repeating: 0, count: 32), Self.order, Data(repeating: 0xff, count: 32), Self.subtract(Self.order, Self.number(1))] {
+            let digest = try #require(ChosenDigest(bytes))
+            let signature = try privateKey.signature(for: digest)
+            let verdict = table.verdict(signature, digest: digest)
+            #expect(verdict == 1, "digest \(bytes.hexString)")
+        }
+    }
+
+    @Test func onlyPointsOnTheCurveGetATable() throws {
+        let key = P256Key(P256.Signing.PrivateKey().publicKey)
+        var offCurve = key.x963
+        offCurve[64] ^= 0x01
+        let budget = P256KeyTable.Budget(limit: 2)
+        #expect(P256KeyTable.make(x963: offCurve, budget: budget) == nil)
+        #expect(P256KeyTable.make(x963: Data(key.x963.prefix(33)), budget: budget) == nil)
+        #expect(budget.count == 0, "a refused table gives its place back")
+    }
+
+    @Test func aKeyEarnsItsTableAfterItsThresholdWithinTheBudget() throws {
+        let budget = P256KeyTable.Budget(limit: 1)
+        let first = P256KeyUse(threshold: 3, budget: budget)
+        let second = P256KeyUse(threshold: 3, budget: budget)
+        let x963 = P256Key(P256.Signing.PrivateKey().publicKey).x963
+        let other = P256Key(P256.Signing.PrivateKey().publicKey).x963
+        for _ in 0..<3 { #expect(first.table(for: x963) == nil) }
+        #expect(first.table(for: x963) != nil && first.hasTable)
+        for _ in 0..<4 { #expect(second.table(for: other) == nil, "the budget is spent") }
+        #expect(budget.count == 1)
+    }
+
+    /// Through `verifySignature`, as commits and notices are checked: past the threshold the key has
+    /// its table, and a bad signature is still refused with the usual error.
+    @Test func aKeyThatSignsOftenVerifiesThroughItsTable() throws {
+        let privateKey = P256.Signing.PrivateKey()
+        let key = try P256Key(x963: privateKey.publicKey.x963Representation)
+        let message = Data("notice".utf8)
+        let signature = try privateKey.signature(for: message).derRepresentation
+        for _ in 0...P256KeyUse.defaultThreshold { try key.verifySignature(signature, for: message) }
+        #expect(key.use.hasTable)
+        try key.verifySignature(signature, for: message)
+        let refused = #expect(throws: CohortError.self) { try key.verifySignature(signature, for: message + [0]) }
+        #expect(refused?.code == .badSignature)
+    }
+}
+
+/// A digest given as bytes, for signing a chosen value through swift-crypto.
+struct ChosenDigest: Digest {
+    static let byteCount = 32
+    let bytes: [UInt8]
+
+    init?(_ data: Data) {
+        guard data.count == 32 else { return nil }
+        bytes = Array(data)
+    }
+
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBytes(body)
+    }
+
+    func makeIterator() -> Array<UInt8>.Iterator { bytes.makeIterator() }
+    var description: String { bytes.map { String(format: "%02x", $0) }.joined() }
+}
