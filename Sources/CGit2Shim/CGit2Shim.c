@@ -107,3 +107,32 @@ int cohort_pipe_cloexec(int fds[2]) {
     return 0;
 #endif
 }
+
+size_t cohort_tree_differences(const git_tree *old, const git_tree *new, cohort_tree_pair *pairs, size_t capacity) {
+    size_t old_count = old ? git_tree_entrycount(old) : 0;
+    size_t new_count = new ? git_tree_entrycount(new) : 0;
+    size_t i = 0, j = 0, found = 0;
+    while (i < old_count || j < new_count) {
+        const git_tree_entry *before = i < old_count ? git_tree_entry_byindex(old, i) : NULL;
+        const git_tree_entry *after = j < new_count ? git_tree_entry_byindex(new, j) : NULL;
+        int order = before == NULL ? 1 : after == NULL ? -1 : git_tree_entry_cmp(before, after);
+        cohort_tree_pair pair = {-1, -1};
+        if (order == 0) {
+            if (memcmp(git_tree_entry_id(before)->id, git_tree_entry_id(after)->id, GIT_OID_RAWSZ) == 0 &&
+                git_tree_entry_filemode(before) == git_tree_entry_filemode(after)) {
+                i++;
+                j++;
+                continue;
+            }
+            pair.old_index = (int64_t)i++;
+            pair.new_index = (int64_t)j++;
+        } else if (order < 0) {
+            pair.old_index = (int64_t)i++;
+        } else {
+            pair.new_index = (int64_t)j++;
+        }
+        if (found < capacity) pairs[found] = pair;
+        found++;
+    }
+    return found;
+}

@@ -10,6 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if !defined(__SIZEOF_INT128__)
+// Without 128-bit products there are no tables: every key is checked the usual way.
+cohort_p256_table *cohort_p256_table_new(const uint8_t x[32], const uint8_t y[32]) { (void)x; (void)y; return NULL; }
+void cohort_p256_table_free(cohort_p256_table *table) { (void)table; }
+long cohort_p256_table_bytes(void) { return 0; }
+int cohort_p256_verify(const cohort_p256_table *key, const uint8_t digest[32], const uint8_t r[32], const uint8_t s[32]) {
+    (void)key; (void)digest; (void)r; (void)s;
+    return -1;
+}
+#else
+
 typedef unsigned __int128 u128;
 typedef uint64_t num[4];
 
@@ -460,3 +471,5 @@ int cohort_p256_verify(const cohort_p256_table *key, const uint8_t digest[32], c
     }
     return 0;
 }
+
+#endif

@@ -181,25 +181,12 @@ extension Repository {
         var subtrees: [(ObjectID?, ObjectID, String)] = []
         try withTree(old, memo: memo) { oldTree in
             try withTree(new, memo: memo) { newTree in
-                let oldCount = oldTree.map { git_tree_entrycount($0) } ?? 0
-                let newCount = git_tree_entrycount(newTree)
-                var i = 0
-                var j = 0
-                while j < newCount {
-                    guard let after = git_tree_entry_byindex(newTree, j) else { break }
-                    let before = i < oldCount ? git_tree_entry_byindex(oldTree, i) : nil
-                    let order: Int32 = before == nil ? 1 : git_tree_entry_cmp(before, after)
-                    if order < 0 {
-                        i += 1
-                        continue
-                    }
-                    j += 1
+                for pair in Self.differences(oldTree, newTree) where pair.new_index >= 0 {
+                    guard let after = git_tree_entry_byindex(newTree, Int(pair.new_index)) else { break }
                     var previous: ObjectID?
-                    if order == 0, let before {
-                        i += 1
-                        if git_oid_equal(git_tree_entry_id(before), git_tree_entry_id(after)) != 0,
-                           git_tree_entry_filemode(before) == git_tree_entry_filemode(after) { continue }
-                        if git_tree_entry_type(before) == GIT_OBJECT_TREE { previous = ObjectID(git_tree_entry_id(before)) }
+                    if pair.old_index >= 0, let before = git_tree_entry_byindex(oldTree, Int(pair.old_index)),
+                       git_tree_entry_type(before) == GIT_OBJECT_TREE {
+                        previous = ObjectID(git_tree_entry_id(before))
                     }
                     let name = String(decoding: UnsafeRawBufferPointer(start: git_tree_entry_name(after),
                                                                         count: strlen(git_tree_entry_name(after))), as: UTF8.self)

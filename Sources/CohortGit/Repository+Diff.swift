@@ -1,4 +1,5 @@
 import CGit2
+import CGit2Shim
 import CohortBase
 
 /// One changed path between two trees.
@@ -96,21 +97,11 @@ extension Repository {
         }
         try withTree(old, memo: walk.memo) { oldTree in
             try withTree(new, memo: walk.memo) { newTree in
-                // Both trees are sorted by git's entry order: walk them side by side, and make Swift
-                // strings only for what changed.
-                let oldCount = oldTree.map { git_tree_entrycount($0) } ?? 0
-                let newCount = newTree.map { git_tree_entrycount($0) } ?? 0
-                var i = 0
-                var j = 0
-                while i < oldCount || j < newCount {
-                    let before = i < oldCount ? git_tree_entry_byindex(oldTree, i) : nil
-                    let after = j < newCount ? git_tree_entry_byindex(newTree, j) : nil
-                    let order: Int32 = before == nil ? 1 : after == nil ? -1 : git_tree_entry_cmp(before, after)
-                    if order == 0, let before, let after {
-                        i += 1
-                        j += 1
-                        if git_oid_equal(git_tree_entry_id(before), git_tree_entry_id(after)) != 0,
-                           git_tree_entry_filemode(before) == git_tree_entry_filemode(after) { continue }
+                // Swift strings only for what changed.
+                for pair in Self.differences(oldTree, newTree) {
+                    let before = pair.old_index >= 0 ? git_tree_entry_byindex(oldTree, Int(pair.old_index)) : nil
+                    let after = pair.new_index >= 0 ? git_tree_entry_byindex(newTree, Int(pair.new_index)) : nil
+                    if let before, let after {
                         let path = prefix + String(cString: git_tree_entry_name(after))
                         if git_tree_entry_type(after) == GIT_OBJECT_TREE {
                             try collectChanges(from: ObjectID(git_tree_entry_id(before)), to: ObjectID(git_tree_entry_id(after)),
@@ -120,15 +111,24 @@ extension Repository {
                                                   oldID: ObjectID(git_tree_entry_id(before)), newID: ObjectID(git_tree_entry_id(after)),
                                                   newMode: git_tree_entry_filemode(after).rawValue))
                         }
-                    } else if order < 0, let before {
-                        i += 1
+                    } else if let before {
                         try entryChange(before, added: false, prefix: prefix, depth: depth, walk: &walk, into: &changes)
                     } else if let after {
-                        j += 1
                         try entryChange(after, added: true, prefix: prefix, depth: depth, walk: &walk, into: &changes)
                     }
                 }
             }
+        }
+    }
+
+    /// Where trees `old` and `new` (either may be absent) differ, in git's order: both walked side by
+    /// side in C (`cohort_tree_differences`), which skips the entries they share without a call back
+    /// into Swift for each. Each pair holds the entry's index in each tree, or -1 where it has none.
+    static func differences(_ old: OpaquePointer?, _ new: OpaquePointer?) -> [cohort_tree_pair] {
+        let capacity = (old.map { git_tree_entrycount($0) } ?? 0) + (new.map { git_tree_entrycount($0) } ?? 0)
+        guard capacity > 0 else { return [] }
+        return [cohort_tree_pair](unsafeUninitializedCapacity: capacity) { buffer, count in
+            count = min(cohort_tree_differences(old, new, buffer.baseAddress, capacity), capacity)
         }
     }
 

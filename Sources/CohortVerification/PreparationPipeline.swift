@@ -15,6 +15,9 @@ final class PreparationPipeline: @unchecked Sendable {
     private var done: [Int: PreparedCommit?] = [:]
     /// The position the rules wait for, if they wait (guarded by `condition`).
     private var awaited: Int?
+    /// Commits a worker prepares past the awaited one before it wakes the rules (or the end of its
+    /// run): the rules then go through them without waiting, one wake-up for many commits.
+    static let wakeAfter = 16
     /// Positions already handed out (guarded by `condition`): asked again, they are not waited for.
     private var taken = Set<Int>()
     private let condition = NSCondition()
@@ -68,12 +71,15 @@ final class PreparationPipeline: @unchecked Sendable {
         while !cancelled.load(ordering: .relaxed) {
             let start = nextRun.add(CommitPreparation.run, ordering: .relaxed).oldValue
             guard start < ids.count else { return }
-            for position in start..<min(start + CommitPreparation.run, ids.count) {
+            let end = min(start + CommitPreparation.run, ids.count)
+            for position in start..<end {
                 guard !cancelled.load(ordering: .relaxed) else { return }
                 let prepared = handle.flatMap { try? CommitPreparation.prepare(ids[position], in: $0, memo: memo, openingNotices: true) }
                 condition.lock()
                 done[position] = .some(prepared)
-                if awaited == position { condition.broadcast() }
+                if let awaited, (start...position).contains(awaited), position - awaited + 1 >= Self.wakeAfter || position == end - 1 {
+                    condition.broadcast()
+                }
                 condition.unlock()
             }
         }

@@ -1,3 +1,4 @@
+import CLibcrypto
 import CohortBase
 import CohortTestSupport
 import Crypto
@@ -30,7 +31,7 @@ struct P256KeyTableTests {
 
     /// The table's verdict and swift-crypto's on one raw r ‖ s, which must agree wherever the table decides.
     @discardableResult
-    static func agree(_ table: P256KeyTable, _ key: P256Key, raw: Data, digest: SHA256.Digest,
+    static func agree(_ table: P256KeyTable, _ key: P256Key, raw: Data, digest: some Digest,
                       sourceLocation: SourceLocation = #_sourceLocation) -> Int32? {
         guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw) else { return nil }
         let verdict = table.verdict(signature, digest: digest)
@@ -112,6 +113,59 @@ struct P256KeyTableTests {
         }
     }
 
+    /// x(R) mod n = r also when x(R) is r + n (below p): an honest signature lands there with odds of
+    /// about 2^-128, so the test builds one. R first, with x(R) in [n, p); then the key for which
+    /// (r = x(R) − n, s) is valid over e: Q = r⁻¹ (s · R − e · G).
+    @Test func aSignatureWhoseRWrapsPastTheOrderIsDecidedValid() throws {
+        let group = try #require(EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1))
+        defer { EC_GROUP_free(group) }
+        let context = try #require(BN_CTX_new())
+        defer { BN_CTX_free(context) }
+        let order = try #require(EC_GROUP_get0_order(group))
+        let numbers = (0..<8).map { _ in BN_new()! }
+        defer { numbers.forEach(BN_free) }
+        let (p, gap, x, r, s, e, inverse, scalar) = (numbers[0], numbers[1], numbers[2], numbers[3], numbers[4], numbers[5], numbers[6], numbers[7])
+        let onG = try #require(BN_new())
+        defer { BN_free(onG) }
+        let (point, key) = (try #require(EC_POINT_new(group)), try #require(EC_POINT_new(group)))
+        defer { EC_POINT_free(point); EC_POINT_free(key) }
+        func bytes(_ number: OpaquePointer) -> Data {
+            var buffer = [UInt8](repeating: 0, count: 32)
+            _ = BN_bn2binpad(number, &buffer, 32)
+            return Data(buffer)
+        }
+        #expect(EC_GROUP_get_curve(group, p, nil, nil, context) == 1)
+        #expect(BN_sub(gap, p, order) == 1)
+        var made = 0
+        for attempt in 0..<400 where made < 6 {
+            _ = BN_rand_range(x, gap)
+            _ = BN_add(x, x, order)
+            ERR_set_mark()
+            let onCurve = EC_POINT_set_compressed_coordinates(group, point, x, Int32(attempt & 1), context) == 1
+            ERR_pop_to_mark()
+            _ = BN_sub(r, x, order)
+            _ = BN_rand_range(s, order)
+            _ = BN_rand_range(e, order)
+            guard onCurve, BN_is_zero(r) == 0, BN_is_zero(s) == 0 else { continue }
+            _ = BN_mod_inverse(inverse, r, order, context)
+            _ = BN_mod_mul(scalar, s, inverse, order, context)
+            _ = BN_mod_mul(onG, e, inverse, order, context)
+            _ = BN_sub(onG, order, onG)
+            #expect(EC_POINT_mul(group, key, onG, point, scalar, context) == 1)
+            guard EC_POINT_is_at_infinity(group, key) == 0 else { continue }
+            var x963 = [UInt8](repeating: 0, count: 65)
+            #expect(EC_POINT_point2oct(group, key, POINT_CONVERSION_UNCOMPRESSED, &x963, 65, context) == 65)
+            let publicKey = try P256Key(x963: Data(x963))
+            let table = try #require(P256KeyTable.make(x963: publicKey.x963, budget: .init(limit: 1)))
+            let digest = try #require(ChosenDigest(bytes(e)))
+            #expect(Self.agree(table, publicKey, raw: bytes(r) + bytes(s), digest: digest) == 1, "r + n is x(R)")
+            // x(R) itself is not below n: no signature.
+            #expect(Self.agree(table, publicKey, raw: bytes(x) + bytes(s), digest: digest) != 1)
+            made += 1
+        }
+        #expect(made >= 4)
+    }
+
     @Test func onlyPointsOnTheCurveGetATable() throws {
         let key = P256Key(P256.Signing.PrivateKey().publicKey)
         var offCurve = key.x963
@@ -124,14 +178,30 @@ struct P256KeyTableTests {
 
     @Test func aKeyEarnsItsTableAfterItsThresholdWithinTheBudget() throws {
         let budget = P256KeyTable.Budget(limit: 1)
-        let first = P256KeyUse(threshold: 3, budget: budget)
-        let second = P256KeyUse(threshold: 3, budget: budget)
         let x963 = P256Key(P256.Signing.PrivateKey().publicKey).x963
         let other = P256Key(P256.Signing.PrivateKey().publicKey).x963
-        for _ in 0..<3 { #expect(first.table(for: x963) == nil) }
-        #expect(first.table(for: x963) != nil && first.hasTable)
-        for _ in 0..<4 { #expect(second.table(for: other) == nil, "the budget is spent") }
+        let first = P256KeyUse(x963: x963, threshold: 3, budget: budget)
+        let second = P256KeyUse(x963: other, threshold: 3, budget: budget)
+        for _ in 0..<2 {
+            first.countValid()
+            #expect(first.table == nil)
+        }
+        first.countValid()
+        #expect(first.table != nil)
+        for _ in 0..<7 { second.countValid() }
+        #expect(second.table == nil, "the budget is spent")
         #expect(budget.count == 1)
+    }
+
+    /// Signatures that fail never earn a key its table (nor spend the process's budget).
+    @Test func failedSignaturesDoNotCount() throws {
+        let privateKey = P256.Signing.PrivateKey()
+        let key = try P256Key(x963: privateKey.publicKey.x963Representation)
+        let signature = try privateKey.signature(for: Data("notice".utf8)).derRepresentation
+        for _ in 0...P256KeyUse.defaultThreshold {
+            #expect(throws: CohortError.self) { try key.verifySignature(signature, for: Data("another".utf8)) }
+        }
+        #expect(key.use.table == nil)
     }
 
     /// Through `verifySignature`, as commits and notices are checked: past the threshold the key has
@@ -142,7 +212,7 @@ struct P256KeyTableTests {
         let message = Data("notice".utf8)
         let signature = try privateKey.signature(for: message).derRepresentation
         for _ in 0...P256KeyUse.defaultThreshold { try key.verifySignature(signature, for: message) }
-        #expect(key.use.hasTable)
+        #expect(key.use.table != nil)
         try key.verifySignature(signature, for: message)
         let refused = #expect(throws: CohortError.self) { try key.verifySignature(signature, for: message + [0]) }
         #expect(refused?.code == .badSignature)

@@ -49,4 +49,17 @@ int cohort_batch_new(git_odb_backend **out, const char *pack_directory);
 /// directory, then forgets them. Nothing is forgotten when writing fails.
 int cohort_batch_flush(git_odb_backend *batch);
 
+/// One place where two trees differ: the entry's index in the old tree and in the new one, -1 where
+/// that tree has no entry of the name.
+typedef struct {
+    int64_t old_index;
+    int64_t new_index;
+} cohort_tree_pair;
+
+/// Walks trees `old` and `new` (either may be NULL: empty) side by side in git's order and writes each
+/// place they differ into `pairs`: an entry in one tree only, or in both with another id or mode.
+/// Returns how many there are; only the first `capacity` are written (the sum of both trees' entry
+/// counts is always enough).
+size_t cohort_tree_differences(const git_tree *old, const git_tree *new, cohort_tree_pair *pairs, size_t capacity);
+
 #endif

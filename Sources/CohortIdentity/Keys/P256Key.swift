@@ -8,10 +8,10 @@ public struct P256Key: Hashable, Sendable, CustomStringConvertible {
     /// The 65 bytes `0x04 ‖ x ‖ y`.
     public let x963: Data
     let signingKey: P256.Signing.PublicKey
-    /// Signatures checked with this key in this process, and its table once it has earned one.
+    /// Valid signatures checked with this key in this process, and its table once it has earned one.
     let use: P256KeyUse
 
-    /// Signatures a key checks before it gets its table of multiples (`P256KeyTable`).
+    /// Valid signatures a key checks before it gets its table of multiples (`P256KeyTable`).
     public static var signaturesBeforeTable: Int { P256KeyUse.defaultThreshold }
 
     public init(x963 data: Data) throws {
@@ -36,13 +36,13 @@ public struct P256Key: Hashable, Sendable, CustomStringConvertible {
             throw CohortError(.badKey, "public key is not a point on P-256", hint: "check that the key was copied whole")
         }
         x963 = data
-        use = P256KeyUse()
+        use = P256KeyUse(x963: data)
     }
 
     init(_ key: P256.Signing.PublicKey) {
         signingKey = key
         x963 = key.x963Representation
-        use = P256KeyUse()
+        use = P256KeyUse(x963: x963)
     }
 
     /// Decodes a base64 field that holds a key.

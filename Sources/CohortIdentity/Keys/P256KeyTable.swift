@@ -71,9 +71,10 @@ final class P256KeyTable: @unchecked Sendable {
     /// 0 invalid, -1 undecided (a sum its formulas leave to the usual path).
     func verdict(_ signature: P256.Signing.ECDSASignature, digest: some Digest) -> Int32 {
         let raw = signature.rawRepresentation
-        guard raw.count == 64, type(of: digest).byteCount == 32 else { return -1 }
+        guard raw.count == 64 else { return -1 }
         return raw.withUnsafeBytes { rs in
             digest.withUnsafeBytes { hash in
+                guard hash.count == 32 else { return -1 }
                 let pair = rs.bindMemory(to: UInt8.self).baseAddress!
                 return cohort_p256_verify(pointer, hash.bindMemory(to: UInt8.self).baseAddress!, pair, pair + 32)
             }
@@ -81,8 +82,10 @@ final class P256KeyTable: @unchecked Sendable {
     }
 }
 
-/// How many signatures a key has checked in this process, and its table once it has earned one.
-/// Shared by every copy of the key (`P256Key`'s memo of parsed keys hands out the same one).
+/// How many signatures a key has found valid in this process, and its table once it has earned one.
+/// Shared by every copy of the key (`P256Key`'s memo of parsed keys hands out the same one). Only
+/// valid signatures count, so that nobody earns a table (and spends the process's budget) with
+/// signatures that fail.
 final class P256KeyUse: Sendable {
     private struct State {
         var uses = 0
@@ -96,33 +99,37 @@ final class P256KeyUse: Sendable {
     static let defaultThreshold = 256
 
     private let state = Mutex(State())
+    /// The key, `0x04 ‖ x ‖ y`.
+    private let x963: Data
     private let threshold: Int
     private let budget: P256KeyTable.Budget
 
-    init(threshold: Int = defaultThreshold, budget: P256KeyTable.Budget = .shared) {
+    init(x963: Data, threshold: Int = defaultThreshold, budget: P256KeyTable.Budget = .shared) {
+        self.x963 = x963
         self.threshold = threshold
         self.budget = budget
     }
 
-    var hasTable: Bool { state.withLock { $0.table != nil } }
+    /// The key's table, once built.
+    var table: P256KeyTable? { state.withLock { $0.table } }
 
-    /// The key's table: nil until it has checked `threshold` signatures, while another thread builds
-    /// it, or when the budget is spent (then asked again after as many signatures more).
-    func table(for x963: Data) -> P256KeyTable? {
-        let (known, build) = state.withLock { state -> (P256KeyTable?, Bool) in
-            if let table = state.table { return (table, false) }
+    /// Counts a signature the key found valid the usual way; the one that reaches `threshold` builds
+    /// the table on this thread (others meanwhile go on without it). When the budget is spent the
+    /// count starts again, and the table is asked for again after as many valid signatures more.
+    func countValid() {
+        let build = state.withLock { state -> Bool in
+            guard state.table == nil, !state.building else { return false }
             state.uses += 1
-            guard !state.building, state.uses > threshold else { return (nil, false) }
+            guard state.uses >= threshold else { return false }
             state.building = true
-            return (nil, true)
+            return true
         }
-        guard build else { return known }
+        guard build else { return }
         let made = P256KeyTable.make(x963: x963, budget: budget)
         state.withLock { state in
             state.building = false
             state.table = made
-            if made == nil { state.uses = 0 }
+            state.uses = 0
         }
-        return made
     }
 }

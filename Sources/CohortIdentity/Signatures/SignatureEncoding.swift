@@ -48,13 +48,15 @@ extension P256Key {
     /// table when it has one (`P256KeyTable`), which only ever answers "valid" on its own; every
     /// other answer is swift-crypto's. Debug builds check each of the table's answers against it.
     func isValid(_ signature: P256.Signing.ECDSASignature, digest: SHA256.Digest) -> Bool {
-        if let table = use.table(for: x963), table.verdict(signature, digest: digest) == 1 {
+        if let table = use.table, table.verdict(signature, digest: digest) == 1 {
             #if DEBUG
             precondition(signingKey.isValidSignature(signature, for: digest), "a key's table accepted a signature swift-crypto refuses")
             #endif
             return true
         }
-        return signingKey.isValidSignature(signature, for: digest)
+        guard signingKey.isValidSignature(signature, for: digest) else { return false }
+        use.countValid()
+        return true
     }
 
     private func mismatch() -> CohortError {
