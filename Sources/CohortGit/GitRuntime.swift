@@ -18,7 +18,11 @@ public enum GitRuntime {
         // git's indexers hash every object they receive); hashing it again on every read only guards
         // against the disk, which `git fsck` checks, and costs an eighth of verification time.
         let rehash = cohort_git_set_strict_hash_verification(0)
-        precondition(count > 0 && strict == 0 && rehash == 0, "libgit2 could not be initialised")
+        // libgit2 keeps every small object it reads, up to 256 MiB in all: a verification of 10,000
+        // commits reads each once, and the cache's growth alone cost 48,000 page faults and 8% of the
+        // CPU time (Docs/Benchmarks.md). Trees read again are kept by Cohort itself (`TreeMemo`).
+        let cache = cohort_git_set_cache_max_size(GitRuntime.objectCacheBytes)
+        precondition(count > 0 && strict == 0 && rehash == 0 && cache == 0, "libgit2 could not be initialised")
         return count
     }()
 
@@ -46,6 +50,9 @@ public enum GitRuntime {
         defer { _ = cohort_git_set_strict_object_creation(1) }
         return body()
     }
+
+    /// The most memory libgit2's caches of objects read may hold, in the whole process.
+    public static let objectCacheBytes = 8 << 20
 
     /// Initialises libgit2 if that has not happened yet; safe to call from any thread, any number of times.
     public static func start() {

@@ -18,6 +18,9 @@ int cohort_git_set_global_search_path(const char *path);
 /// Turns re-hashing of every object read from the object database on or off.
 int cohort_git_set_strict_hash_verification(int enabled);
 
+/// Limits the memory libgit2's object caches may hold.
+int cohort_git_set_cache_max_size(ssize_t bytes);
+
 /// Limits the total memory libgit2 may map for pack files.
 int cohort_git_set_mwindow_mapped_limit(size_t bytes);
 
