@@ -251,14 +251,18 @@ static int setup_modulus(modulus *m) {
 
 // MARK: - Points (coordinates in Montgomery form mod p)
 
+static void set_point(jacobian *r, const num x, const num y, const num z) {
+    memcpy(r->x, x, sizeof(num));
+    memcpy(r->y, y, sizeof(num));
+    memcpy(r->z, z, sizeof(num));
+    r->infinity = 0;
+}
+
 /// r = a + b. 0, or -1 when a = ±b (the formula does not cover it; never met while a table is
 /// built, and left to the caller while verifying).
 static int add_affine(jacobian *r, const jacobian *a, const affine *b) {
     if (a->infinity) {
-        memcpy(r->x, b->x, sizeof(num));
-        memcpy(r->y, b->y, sizeof(num));
-        memcpy(r->z, P.one, sizeof(num));
-        r->infinity = 0;
+        set_point(r, b->x, b->y, P.one);
         return 0;
     }
     num z1z1, u2, s2, h, rr, hh, hhh, v, x3, y3, z3, t;
@@ -284,10 +288,7 @@ static int add_affine(jacobian *r, const jacobian *a, const affine *b) {
     fe_sub(y3, y3, t);
     // z3 = z1 · h
     fe_mul(z3, a->z, h);
-    memcpy(r->x, x3, sizeof(num));
-    memcpy(r->y, y3, sizeof(num));
-    memcpy(r->z, z3, sizeof(num));
-    r->infinity = 0;
+    set_point(r, x3, y3, z3);
     return 0;
 }
 
@@ -323,10 +324,7 @@ static int twice(jacobian *r, const jacobian *a) {
     fe_add(t, t, t);
     fe_add(t, t, t);
     fe_sub(y3, y3, t);
-    memcpy(r->x, x3, sizeof(num));
-    memcpy(r->y, y3, sizeof(num));
-    memcpy(r->z, z3, sizeof(num));
-    r->infinity = 0;
+    set_point(r, x3, y3, z3);
     return 0;
 }
 

@@ -12,23 +12,10 @@ func ecdsaFloor(seconds: Double, threads: Int) -> Double {
         let message = randomBytes(300)
         return (key.publicKey, try! key.signature(for: message), message)
     }
-    let total = Atomic<Int>(0)
-    let clock = ContinuousClock()
-    let start = clock.now
-    DispatchQueue.concurrentPerform(iterations: threads) { thread in
-        var done = 0
-        var index = thread
-        while clock.now - start < .seconds(seconds) {
-            for _ in 0..<32 {
-                let (key, signature, message) = samples[index % samples.count]
-                index += 1
-                precondition(key.isValidSignature(signature, for: message))
-            }
-            done += 32
-        }
-        total.add(done, ordering: .relaxed)
+    return verificationsPerSecond(seconds: seconds, threads: threads, samples: samples.count) { index in
+        let (key, signature, message) = samples[index]
+        return key.isValidSignature(signature, for: message)
     }
-    return Double(total.load(ordering: .relaxed)) / cohort_bench.seconds(start.duration(to: clock.now))
 }
 
 /// The same signatures through `P256Key.verifySignature`, as commits and notices are checked, once
@@ -42,6 +29,15 @@ func tableRate(seconds: Double, threads: Int) throws -> Double {
     for (key, signature, message) in samples {
         for _ in 0...P256Key.signaturesBeforeTable { try key.verifySignature(signature, for: message) }
     }
+    return verificationsPerSecond(seconds: seconds, threads: threads, samples: samples.count) { index in
+        let (key, signature, message) = samples[index]
+        return (try? key.verifySignature(signature, for: message)) != nil
+    }
+}
+
+/// How many times per second `threads` threads together run `verify` over sample indices in turn
+/// (each must hold) for `seconds`.
+private func verificationsPerSecond(seconds: Double, threads: Int, samples: Int, verify: @Sendable (Int) -> Bool) -> Double {
     let total = Atomic<Int>(0)
     let clock = ContinuousClock()
     let start = clock.now
@@ -50,9 +46,8 @@ func tableRate(seconds: Double, threads: Int) throws -> Double {
         var index = thread
         while clock.now - start < .seconds(seconds) {
             for _ in 0..<32 {
-                let (key, signature, message) = samples[index % samples.count]
+                precondition(verify(index % samples))
                 index += 1
-                precondition((try? key.verifySignature(signature, for: message)) != nil)
             }
             done += 32
         }
