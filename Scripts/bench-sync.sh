@@ -23,7 +23,12 @@ git clone -q "$work/plain.git" "$work/plain-ws"
 # The same collaboration once more, on a remote without the hook: what the client alone costs.
 git clone -q --bare "$work/cohort.git" "$work/unhooked.git"
 cohort clone "$work/unhooked.git" "$work/client-ws" >/dev/null 2>&1
+# git leaves `gc --auto` running in the background (after a commit, a push, a receive); wait for it,
+# so that each measurement has the machine to itself, and so that no gc is under way when the
+# script packs the repositories itself.
+settle() { while pgrep -f "git (gc|repack)|git-(gc|repack)|pack-objects" >/dev/null; do sleep 0.05; done; }
 # Steady state: every repository packed, as `git gc --auto` (which cohort sync runs) keeps them.
+settle
 for repository in "$work/cohort-ws" "$work/client-ws" "$work/plain-ws"; do git -C "$repository" gc -q; done
 
 cohort_sync() { cohort sync --workspace "$work/cohort-ws" -m "bench" >/dev/null; }
@@ -43,9 +48,6 @@ for i in range(100):
 PY
 }
 timed() { local start end; start=$(now); "$@"; end=$(now); elapsed "$start" "$end"; settle; }
-# git leaves `gc --auto` running in the background (after a commit, a push, a receive); wait for it,
-# so that each measurement has the machine to itself.
-settle() { while pgrep -f "git (gc|repack)|git-(gc|repack)|pack-objects" >/dev/null; do sleep 0.05; done; }
 
 noop_c=(); noop_g=(); edit_c=(); edit_g=(); clone_c=(); clone_g=(); noop_u=(); edit_u=()
 for round in $(seq 1 "$runs"); do   # interleaved, so both see the same machine
