@@ -2,7 +2,7 @@ import CohortBase
 import CohortCollaboration
 import CohortGit
 import CohortHooks
-import CohortIdentity
+@testable import CohortIdentity
 import CohortTestSupport
 import CohortVerification
 import CohortWorkspace
@@ -391,12 +391,10 @@ import Testing
         let (server, bo, good, tree) = try boAddingFile("author.md")
         let scenario = server.scenario
         let made = try Attacks.unsignedCommit(tree: tree, parents: [good], message: "odd author", signer: signer(scenario.bo.home, in: bo), in: bo)
-        let text = String(decoding: made.bytes, as: UTF8.self)
-            .replacingOccurrences(of: "author Forger <forger@example.com>", with: "author Forger forger@example.com")
-        let signed = try SSHSignature.sign(Data(text.utf8), with: signer(scenario.bo.home, in: bo).key)
-        let split = try #require(text.range(of: "\n\n"))
-        let headers = String(text[..<split.lowerBound]) + "\ngpgsig " + signed.trimmingCharacters(in: .newlines).replacingOccurrences(of: "\n", with: "\n ")
-        let id = try Attacks.writeObject(Data((headers + String(text[split.lowerBound...])).utf8), type: "commit", in: bo)
+        let text = Data(String(decoding: made.bytes, as: UTF8.self)
+            .replacingOccurrences(of: "author Forger <forger@example.com>", with: "author Forger forger@example.com").utf8)
+        let signed = try SSHSignature.sign(text, with: signer(scenario.bo.home, in: bo).key)
+        let id = try Attacks.writeObject(Attacks.signedCommit(text, signatures: [("gpgsig", signed)]), type: "commit", in: bo)
         try Attacks.point(bo, at: id)
         if commitGraph {
             #expect(try run("git", ["commit-graph", "write", "--reachable"], in: bo.directory).status == 0)
@@ -406,16 +404,33 @@ import Testing
         try expectSyncRefuses(server, bo, attack: id, code: .malformed, reason: "cannot fetch from origin: an object in the history is not well formed")
     }
 
+    /// Past 256 valid signatures in one process a key is checked through its table of multiples
+    /// (`P256KeyTable`): three commits of 100 of Bo's notices take his key there, then a commit carries
+    /// Bo's real signature made over another commit's bytes. Refused alike everywhere, with the table
+    /// in use in this process's verification, and the owner's sync keeps every byte.
+    @Test func aTransplantedSignatureIsRefusedOnceTheKeyHasItsTable() throws {
+        let (server, bo, good) = try cloned(by: \.bo)
+        let scenario = server.scenario
+        let me = try signer(scenario.bo.home, in: bo)
+        for _ in 0..<3 { try forge(bo, signer: me, files: Attacks.noticeFiles(100, by: me, in: scenario.identifier)) }
+        let tip = try bo.head().commit
+        let tree = try bo.repository.tree(ofCommit: tip)
+        let donor = try Attacks.unsignedCommit(tree: tree, parents: [tip], message: "donor", signer: me, in: bo)
+        let victim = try Attacks.unsignedCommit(tree: tree, parents: [tip], message: "victim", signer: me, in: bo)
+        let id = try Attacks.writeObject(Attacks.signedCommit(victim.bytes, signatures: [("gpgsig", donor.armored)]), type: "commit", in: bo)
+        try Attacks.point(bo, at: id)
+        try expectOneVerdict(server, bo, home: scenario.bo.home, attack: id, good: good, code: .badSignature, at: id)
+        #expect(try P256Key(x963: me.key.publicKey.x963).use.table != nil, "Bo's key never reached its table")
+        try expectSyncRefuses(server, bo, attack: id, code: .badSignature)
+    }
+
     @Test(arguments: ["gpgsig", "gpgsig-sha256"])
     func aSecondSignatureHeaderIsRefused(header: String) throws {
         let (server, bo, good, tree) = try boAddingFile("y.md")
         let scenario = server.scenario
         let made = try Attacks.unsignedCommit(tree: tree, parents: [good], message: "two", signer: signer(scenario.bo.home, in: bo), in: bo)
-        let text = String(decoding: made.bytes, as: UTF8.self)
-        let split = try #require(text.range(of: "\n\n"))
-        let armor = made.armored.trimmingCharacters(in: .newlines).replacingOccurrences(of: "\n", with: "\n ")
-        let headers = String(text[..<split.lowerBound]) + "\ngpgsig " + armor + "\n\(header) " + armor
-        let id = try Attacks.writeObject(Data((headers + String(text[split.lowerBound...])).utf8), type: "commit", in: bo)
+        let bytes = try Attacks.signedCommit(made.bytes, signatures: [("gpgsig", made.armored), (header, made.armored)])
+        let id = try Attacks.writeObject(bytes, type: "commit", in: bo)
         try Attacks.point(bo, at: id)
         try expectOneVerdict(server, bo, home: scenario.bo.home, attack: id, good: good, code: .badSignature, at: id)
     }

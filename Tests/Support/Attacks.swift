@@ -62,6 +62,15 @@ public enum Attacks {
         return (captured, armor)
     }
 
+    /// The unsigned commit `bytes` with a header per signature (`gpgsig` and the armor, say) placed
+    /// before its message, as git places one: signatures set by hand, outside `createCommit`.
+    public static func signedCommit(_ bytes: Data, signatures: [(header: String, armored: String)]) throws -> Data {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let split = text.range(of: "\n\n") else { throw CohortError(.malformed, "the commit has no message") }
+        let headers = signatures.map { "\n\($0.header) " + $0.armored.trimmingCharacters(in: .newlines).replacingOccurrences(of: "\n", with: "\n ") }
+        return Data((String(text[..<split.lowerBound]) + headers.joined() + String(text[split.lowerBound...])).utf8)
+    }
+
     /// Moves `workspace`'s branch to `commit`, whatever it is.
     public static func point(_ workspace: Workspace, at commit: ObjectID) throws {
         let (branch, head) = try workspace.head()
