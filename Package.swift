@@ -267,7 +267,7 @@ let package = Package(
         .testTarget(
             name: "CohortHookTests",
             dependencies: [
-                "cohort", "CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace",
+                "cohort", "cohort-hook", "CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace",
                 "CohortHooks", "CohortNotices", "CohortSinks", "CohortTestSupport",
             ]
         ),

@@ -14,7 +14,6 @@
 // Without 128-bit products there are no tables: every key is checked the usual way.
 cohort_p256_table *cohort_p256_table_new(const uint8_t x[32], const uint8_t y[32]) { (void)x; (void)y; return NULL; }
 void cohort_p256_table_free(cohort_p256_table *table) { (void)table; }
-long cohort_p256_table_bytes(void) { return 0; }
 int cohort_p256_verify(const cohort_p256_table *key, const uint8_t digest[32], const uint8_t r[32], const uint8_t s[32]) {
     (void)key; (void)digest; (void)r; (void)s;
     return -1;
@@ -28,7 +27,7 @@ enum { WINDOWS = 32, DIGITS = 255 };
 
 typedef struct {
     const uint64_t *m;
-    uint64_t m0;  // -m^-1 mod 2^64
+    uint64_t m0;  // -m^-1 mod 2^64, as `setup` must find it
     num one;      // R mod m (R = 2^256)
     num r2;       // R^2 mod m
 } modulus;
@@ -45,8 +44,8 @@ static const uint64_t N_LIMBS[4] = {0xf3b9cac2fc632551ULL, 0xbce6faada7179e84ULL
 // -p^-1 and -n^-1 mod 2^64; `setup` computes both again and turns the tables off if they differ.
 static const uint64_t P_M0 = 1;
 static const uint64_t N_M0 = 0xccd1c8aaee00bc4fULL;
-static modulus P = {P_LIMBS};
-static modulus N = {N_LIMBS};
+static modulus P = {P_LIMBS, P_M0};
+static modulus N = {N_LIMBS, N_M0};
 static const num B = {0x3bce3c3e27d2604bULL, 0x651d06b0cc53b0f6ULL, 0xb3ebbd55769886bcULL, 0x5ac635d8aa3a93e7ULL};
 static const num GX = {0xf4a13945d898c296ULL, 0x77037d812deb33a0ULL, 0xf8bce6e563a440f2ULL, 0x6b17d1f2e12c4247ULL};
 static const num GY = {0xcbb6406837bf51f5ULL, 0x2bce33576b315eceULL, 0x8ee7eb4a7c0f9e16ULL, 0x4fe342e2fe1a7f9bULL};
@@ -159,34 +158,23 @@ static void fe_mul(num r, const num a, const num b) { mul_with(r, a, b, P_LIMBS,
 // Mod n, for scalars.
 static void sc_mul(num r, const num a, const num b) { mul_with(r, a, b, N_LIMBS, N_M0); }
 
-static void mod_add(num r, const num a, const num b, const modulus *m) { add_with(r, a, b, m->m); }
-
-static void mont_mul(num r, const num a, const num b, const modulus *m) {
-    if (m == &P) fe_mul(r, a, b);
-    else sc_mul(r, a, b);
-}
-
-/// a^e in Montgomery form (a in Montgomery form), a nibble of the exponent at a time.
-static void mont_pow(num r, const num a, const num e, const modulus *m) {
+/// 1/a mod p in Montgomery form (a in Montgomery form, not zero), by Fermat: a^(p−2), a nibble of
+/// the exponent at a time. Only while a table is built (a verification inverts nothing mod p).
+static void fe_invert(num r, const num a) {
+    num e, two = {2, 0, 0, 0};
+    sub4(e, P_LIMBS, two);
     num powers[16];
-    memcpy(powers[0], m->one, sizeof(num));
+    memcpy(powers[0], P.one, sizeof(num));
     memcpy(powers[1], a, sizeof(num));
-    for (int i = 2; i < 16; i++) mont_mul(powers[i], powers[i - 1], a, m);
+    for (int i = 2; i < 16; i++) fe_mul(powers[i], powers[i - 1], a);
     num acc;
-    memcpy(acc, m->one, sizeof(num));
+    memcpy(acc, P.one, sizeof(num));
     for (int nibble = 63; nibble >= 0; nibble--) {
-        for (int k = 0; k < 4; k++) mont_mul(acc, acc, acc, m);
+        for (int k = 0; k < 4; k++) fe_mul(acc, acc, acc);
         unsigned digit = (unsigned)(e[nibble / 16] >> (4 * (nibble % 16))) & 0xf;
-        if (digit) mont_mul(acc, acc, powers[digit], m);
+        if (digit) fe_mul(acc, acc, powers[digit]);
     }
     memcpy(r, acc, sizeof(num));
-}
-
-/// 1/a in Montgomery form (a in Montgomery form, not zero), by Fermat: a^(m-2).
-static void mont_invert(num r, const num a, const modulus *m) {
-    num e, two = {2, 0, 0, 0};
-    sub4(e, m->m, two);
-    mont_pow(r, a, e, m);
 }
 
 static int is_one(const num a) {
@@ -235,17 +223,17 @@ static void invert_binary(num r, const num a, const uint64_t m[4]) {
     memcpy(r, is_one(u) ? x1 : x2, sizeof(num));
 }
 
+/// Derives R mod m and R² mod m, and checks the constant −m^-1 mod 2^64 the multiplication uses.
 static int setup_modulus(modulus *m) {
     // -m^-1 mod 2^64 by Newton's iteration (each step doubles the correct low bits).
     uint64_t inverse = 1;
     for (int i = 0; i < 7; i++) inverse *= 2 - m->m[0] * inverse;
-    m->m0 = (uint64_t)0 - inverse;
-    if (m->m0 != (m == &P ? P_M0 : N_M0)) return -1;
+    if ((uint64_t)0 - inverse != m->m0) return -1;
     // R mod m = 2^256 - m, as m > 2^255; then R^2 = R · 2^256 by 256 doublings.
     num zero = {0, 0, 0, 0};
     sub4(m->one, zero, m->m);
     memcpy(m->r2, m->one, sizeof(num));
-    for (int i = 0; i < 256; i++) mod_add(m->r2, m->r2, m->r2, m);
+    for (int i = 0; i < 256; i++) add_with(m->r2, m->r2, m->r2, m->m);
     return 0;
 }
 
@@ -333,7 +321,7 @@ static void to_affine(affine *out, const jacobian *in, int count, num *scratch) 
     memcpy(scratch[0], in[0].z, sizeof(num));
     for (int i = 1; i < count; i++) fe_mul(scratch[i], scratch[i - 1], in[i].z);
     num inverse, zinv, zinv2;
-    mont_invert(inverse, scratch[count - 1], &P);
+    fe_invert(inverse, scratch[count - 1]);
     for (int i = count - 1; i >= 0; i--) {
         if (i > 0) {
             fe_mul(zinv, inverse, scratch[i - 1]);
@@ -371,10 +359,7 @@ static int fill(cohort_p256_table *table, affine base) {
     affine *normal = malloc(sizeof(affine) * (DIGITS + 1));
     int failed = row == NULL || scratch == NULL || normal == NULL;
     for (int j = 0; j < WINDOWS && !failed; j++) {
-        memcpy(row[0].x, base.x, sizeof(num));
-        memcpy(row[0].y, base.y, sizeof(num));
-        memcpy(row[0].z, P.one, sizeof(num));
-        row[0].infinity = 0;
+        set_point(&row[0], base.x, base.y, P.one);
         failed |= twice(&row[1], &row[0]) != 0;
         // row[d − 1] = d · base; row[255] = 256 · base, the next row's base.
         for (int d = 3; d <= DIGITS + 1 && !failed; d++) failed |= add_affine(&row[d - 1], &row[d - 2], &base) != 0;
@@ -422,10 +407,6 @@ cohort_p256_table *cohort_p256_table_new(const uint8_t x[32], const uint8_t y[32
 
 void cohort_p256_table_free(cohort_p256_table *table) {
     free(table);
-}
-
-long cohort_p256_table_bytes(void) {
-    return (long)sizeof(cohort_p256_table);
 }
 
 // MARK: - Verification

@@ -103,8 +103,9 @@ private let systemWrite = Darwin.write
 #endif
 
 extension AtomicFile {
-    /// Standard input to its end, at most `maxBytes` (`what` names it in the error).
-    public static func readStandardInput(maxBytes: Int, what: String) throws -> Data {
+    /// Standard input to its end, at most `maxBytes` (`what` names it in the error; `hint` says what
+    /// to do instead, by default to give less).
+    public static func readStandardInput(maxBytes: Int, what: String, hint: String? = nil) throws -> Data {
         var data = Data()
         while data.count <= maxBytes {
             let chunk = FileHandle.standardInput.readData(ofLength: min(64 << 10, maxBytes + 1 - data.count))
@@ -112,7 +113,7 @@ extension AtomicFile {
             data.append(chunk)
         }
         guard data.count <= maxBytes else {
-            throw CohortError(.malformed, "\(what) on standard input is larger than \(maxBytes) bytes", hint: "give at most \(maxBytes) bytes")
+            throw CohortError(.malformed, "\(what) on standard input is larger than \(maxBytes) bytes", hint: hint ?? "give at most \(maxBytes) bytes")
         }
         return data
     }

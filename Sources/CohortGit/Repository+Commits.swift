@@ -20,8 +20,7 @@ extension Commit {
     package static func parse(_ raw: Data, id: ObjectID) throws -> (tree: ObjectID, parents: [ObjectID], message: String) {
         try raw.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
             var malformed: CohortError {
-                CohortError(.malformed, "commit \(id.hex) is not a well-formed commit object",
-                            hint: "the history that holds it cannot be verified; remove the branch or tag that reaches it")
+                CohortError(.malformed, "commit \(id.hex) is not a well-formed commit object", hint: malformedObjectHint)
             }
             var position = 0
             func line(_ prefix: StaticString) -> Bool {
@@ -129,8 +128,10 @@ extension Repository {
         sign: (Data) throws -> String
     ) throws -> ObjectID {
         var signature: UnsafeMutablePointer<git_signature>?
-        try check(git_signature_new(&signature, author.name, author.email,
-                                    git_time_t(author.time.timeIntervalSince1970), 0), "invalid author")
+        guard git_signature_new(&signature, author.name, author.email, git_time_t(author.time.timeIntervalSince1970), 0) == 0 else {
+            throw CohortError(.malformed, "git cannot write '\(author.name) <\(author.email)>' as a commit's author (\(gitMessage(-1)))",
+                              hint: "use a name and an email that are not empty and hold no '<', '>' or line break")
+        }
         defer { git_signature_free(signature) }
 
         var treePointer: OpaquePointer?

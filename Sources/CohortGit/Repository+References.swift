@@ -110,7 +110,10 @@ extension Repository {
         var value: Int64 = 0
         let result = git_config_get_int64(&value, config, name)
         if result == GIT_ENOTFOUND.rawValue { return nil }
-        try check(result, "git config \(name) is not an integer")
+        guard result == 0 else {
+            throw CohortError(.malformed, "git config \(name) is not a whole number (\(gitMessage(result)))",
+                              hint: "set it to one, as in `git config \(name) 5000`, or remove it with `git config --unset \(name)`")
+        }
         return value
     }
 

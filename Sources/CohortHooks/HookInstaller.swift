@@ -24,7 +24,8 @@ public enum HookInstaller {
     public enum Outcome: Equatable, Sendable {
         /// The hook was written for the first time.
         case installed
-        /// Cohort's hook was there already; it now calls `binary` (unchanged if it already did).
+        /// Cohort's hook was there already; it now calls the program `install` returns beside this
+        /// outcome (unchanged if it already did).
         case updated
         /// A foreign hook was kept as `<hook>.chained` and runs after Cohort's.
         case chained
@@ -113,7 +114,8 @@ public enum HookInstaller {
         return name == "pre-receive" && isCompanion(verifier) ? verifier : binary
     }
 
-    static func sibling(of binary: URL) -> URL {
+    /// Where `cohort-hook` would sit beside `binary`.
+    public static func sibling(of binary: URL) -> URL {
         binary.deletingLastPathComponent().appendingPathComponent(verifierName)
     }
 

@@ -5,16 +5,14 @@ import Foundation
 
 /// `cohort hook pre-receive`: git's input in, refusals out.
 public enum PreReceiveHook {
-    /// Largest input accepted (1,000 ref updates fit in well under 1 MiB).
+    /// Largest input accepted (1,000 ref updates fit in well under 1 MiB), and what a pusher past it does.
     public static let maxInputBytes = 1 << 20
+    public static let tooManyUpdatesHint = "push fewer branches and tags at once"
 
     /// Parses git's `OLD NEW REF` lines. Git runs the hooks only for a push that updates something,
     /// and ends every line with a newline: input that is empty or stops inside a line was cut short
     /// (a full disk under a chained hook's copy, say), and could leave updates unchecked.
     public static func updates(from input: Data) throws -> [RefUpdate] {
-        guard input.count <= maxInputBytes else {
-            throw CohortError(.tooLarge, "pre-receive input is larger than \(maxInputBytes) bytes")
-        }
         guard input.last == UInt8(ascii: "\n") else {
             throw CohortError(.malformed, input.isEmpty ? "the hook got no ref updates from git" : "the hook's input from git stops inside a line",
                               hint: "check the free space where a hook chained before this one copies its input, then push again; run by hand, give the ref updates on standard input, one line each")
@@ -38,7 +36,7 @@ public enum PreReceiveHook {
     /// cannot be checked at all. Returns the exit status: 0 accepts the push, 1 refuses it.
     public static func main() -> Int32 {
         do {
-            let rejections = try run(input: AtomicFile.readStandardInput(maxBytes: maxInputBytes, what: "pre-receive input"))
+            let rejections = try run(input: AtomicFile.readStandardInput(maxBytes: maxInputBytes, what: "pre-receive input", hint: tooManyUpdatesHint))
             for rejection in rejections { say("cohort: \(rejection)") }
             return rejections.isEmpty ? 0 : 1
         } catch {

@@ -15,8 +15,8 @@ final class PreparationPipeline: @unchecked Sendable {
     private var done: [Int: PreparedCommit?] = [:]
     /// The position the rules wait for, if they wait (guarded by `condition`).
     private var awaited: Int?
-    /// Commits a worker prepares past the awaited one before it wakes the rules (or the end of its
-    /// run): the rules then go through them without waiting, one wake-up for many commits.
+    /// Commits ready, the awaited one first, before a worker wakes the rules (or the end of its run):
+    /// the rules then go through them without waiting, one wake-up for many commits.
     static let wakeAfter = 16
     /// Positions already handed out (guarded by `condition`): asked again, they are not waited for.
     private var taken = Set<Int>()

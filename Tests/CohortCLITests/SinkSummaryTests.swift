@@ -5,19 +5,25 @@ import Testing
 /// A sink that gave up, or stopped on a failure, shows in every summary: `notices deliver`, `sync`
 /// (text and JSON) and `status` (text and JSON), with its reason.
 @Suite struct SinkSummaryTests {
+    /// A `[[sinks]]` table of an exec sink named `name` running `command` (TOML array items, quoted).
+    static func execSink(_ name: String, _ command: String) -> String {
+        """
+        [[sinks]]
+        type = "exec"
+        name = "\(name)"
+        command = [\(command)]
+        history = "all"
+
+        """
+    }
+
     @Test func failingSinksAreNamedWithTheirReasons() throws {
         let sandbox = try Sandbox()
         let ann = try sandbox.recipes(["bread.md": "flour\n"])
         #expect(try run("git", ["init", "-q", "--bare", sandbox.path("origin.git").path], in: sandbox.url).status == 0)
         #expect(try run("git", ["remote", "add", "origin", sandbox.path("origin.git").path], in: sandbox.path("recipes")).status == 0)
         let closed = try freePort()
-        try sandbox.write("recipes/.git/cohort/config.toml", """
-            [[sinks]]
-            type = "exec"
-            name = "refuser"
-            command = ["sh", "-c", "echo not for me >&2; exit 3"]
-            history = "all"
-
+        try sandbox.write("recipes/.git/cohort/config.toml", Self.execSink("refuser", #""sh", "-c", "echo not for me >&2; exit 3""#) + """
             [[sinks]]
             type = "webhook"
             name = "down"
@@ -59,14 +65,7 @@ import Testing
         let ann = try sandbox.recipes(["bread.md": "flour\n"])
         let received = sandbox.path("received.jsonl")
         func configure(_ command: String) throws {
-            try sandbox.write("recipes/.git/cohort/config.toml", """
-                [[sinks]]
-                type = "exec"
-                name = "picky"
-                command = ["sh", "-c", "\(command)"]
-                history = "all"
-
-                """)
+            try sandbox.write("recipes/.git/cohort/config.toml", Self.execSink("picky", #""sh", "-c", "\#(command)""#))
         }
         try configure("exit 3")
         let delivered = try ann.run(["notices", "deliver"])
@@ -82,6 +81,7 @@ import Testing
         let unknown = try ann.run(["sinks", "replay", "nosuch"])
         #expect(unknown.status == 1)
         #expect(unknown.stderr.hasPrefix("error: E_MALFORMED: no sink is named 'nosuch' in ") && unknown.stderr.contains("config.toml"), "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("`cohort sinks list`") && !unknown.stderr.contains("COHORT_SERVER_SINKS"), "\(unknown.stderr)")
     }
 
     /// A sink whose state cannot be read does not start, says why, and keeps its notices; the other
@@ -142,14 +142,7 @@ import Testing
     @Test func anExecSinkThatNeverReadsDoesNotEndTheProcess() throws {
         let sandbox = try Sandbox()
         let ann = try sandbox.recipes(Dictionary(uniqueKeysWithValues: (0..<40).map { ("r\($0).md", "recipe \($0)\n") }))
-        try sandbox.write("recipes/.git/cohort/config.toml", """
-            [[sinks]]
-            type = "exec"
-            name = "deaf"
-            command = ["true"]
-            history = "all"
-
-            """)
+        try sandbox.write("recipes/.git/cohort/config.toml", Self.execSink("deaf", #""true""#))
         let delivered = try ann.run(["notices", "deliver"])
         #expect(delivered.status == 0 && delivered.stderr.contains("deaf: 40 delivered"), "\(delivered.status) \(delivered.stderr)")
     }

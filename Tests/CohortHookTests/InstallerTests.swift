@@ -105,12 +105,12 @@ import Testing
             #expect(result.stderr.contains("E_MALFORMED"), "\(result.stderr)")
         }
         // More than the hook reads, through either program: refused, never read as fewer updates.
-        let verifier = cohortBinary.deletingLastPathComponent().appendingPathComponent(HookInstaller.verifierName)
+        let verifier = HookInstaller.sibling(of: cohortBinary)
         let oversized = Data(repeating: UInt8(ascii: "\n"), count: PreReceiveHook.maxInputBytes + 1)
         for (program, arguments) in [(cohortBinary, ["hook", "pre-receive"]), (verifier, ["pre-receive", "--expect-version", CohortVersion.text])] {
             let result = try run(program.path, arguments, in: server.bare, environment: ["GIT_DIR": "."], stdin: oversized)
             #expect(result.status == 1)
-            #expect(result.stderr == "cohort: error: E_MALFORMED: pre-receive input on standard input is larger than \(PreReceiveHook.maxInputBytes) bytes (give at most \(PreReceiveHook.maxInputBytes) bytes)\n", "\(result.stderr)")
+            #expect(result.stderr == "cohort: error: E_MALFORMED: pre-receive input on standard input is larger than \(PreReceiveHook.maxInputBytes) bytes (\(PreReceiveHook.tooManyUpdatesHint))\n", "\(result.stderr)")
         }
         let hooks = server.bare.appendingPathComponent("hooks")
         try FileManager.default.removeItem(at: hooks.appendingPathComponent("pre-receive"))
@@ -126,7 +126,7 @@ import Testing
     /// is not the installer's version (one left behind by an earlier install); a cohort alone runs
     /// `cohort hook pre-receive`. Both accept what is good.
     @Test func theVerifierBesideCohortIsTheInstallersVersion() throws {
-        let verifier = cohortBinary.deletingLastPathComponent().appendingPathComponent(HookInstaller.verifierName)
+        let verifier = HookInstaller.sibling(of: cohortBinary)
         let server = try HookServer(transport: .local, pushOwner: false)
         let scenario = server.scenario
         let script = server.bare.appendingPathComponent("hooks/pre-receive")
@@ -172,7 +172,7 @@ import Testing
         }
         let before = HookInstaller.scripts(binary: binary)
         try FileManager.default.removeItem(at: sibling)
-        try FileManager.default.createSymbolicLink(at: sibling, withDestinationURL: cohortBinary.deletingLastPathComponent().appendingPathComponent(HookInstaller.verifierName))
+        try FileManager.default.createSymbolicLink(at: sibling, withDestinationURL: HookInstaller.sibling(of: cohortBinary))
         #expect(HookInstaller.program("pre-receive", binary: binary) == sibling)
         #expect(HookInstaller.program("post-receive", binary: binary) == binary)
         #expect(HookInstaller.scripts(binary: binary) != before)

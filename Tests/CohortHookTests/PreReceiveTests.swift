@@ -305,4 +305,21 @@ import Testing
         }
         try server.expectRefused(owner, "E_TOO_LARGE", at: owner.head().commit)
     }
+
+    /// A limit set to something that is not a number refuses pushes naming the setting and its fix,
+    /// not as a malformed history (libgit2 words both "failed to parse").
+    @Test func aLimitThatIsNotANumberIsNamed() throws {
+        let server = try HookServer(transport: .local)
+        #expect(try run("git", ["--git-dir", server.bare.path, "config", "cohort.maxCommits", "lots"], in: server.scenario.temp.url).status == 0)
+        let owner = server.scenario.owner
+        try server.scenario.write("a", to: "a.md", in: owner)
+        _ = try #require(try owner.commitChanges(message: "a"))
+        let before = try server.tip()
+        let pushed = try server.push(owner)
+        #expect(pushed.status != 0)
+        #expect(pushed.stderr.contains("E_MALFORMED: git config cohort.maxCommits is not a whole number") &&
+                pushed.stderr.contains("git config cohort.maxCommits 5000"), "\(pushed.stderr)")
+        #expect(!pushed.stderr.contains("not well formed"), "\(pushed.stderr)")
+        #expect(try server.tip() == before)
+    }
 }

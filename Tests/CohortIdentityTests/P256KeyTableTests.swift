@@ -191,6 +191,12 @@ struct P256KeyTableTests {
         for _ in 0..<7 { second.countValid() }
         #expect(second.table == nil, "the budget is spent")
         #expect(budget.count == 1)
+        // A table freed gives its place back: a key's next try is granted.
+        let spare = P256KeyTable.Budget(limit: 1)
+        var held = P256KeyTable.make(x963: other, budget: spare)
+        #expect(held != nil && P256KeyTable.make(x963: x963, budget: spare) == nil)
+        held = nil
+        #expect(spare.count == 0 && P256KeyTable.make(x963: x963, budget: spare) != nil)
     }
 
     /// Signatures that fail never earn a key its table (nor spend the process's budget).
@@ -234,5 +240,5 @@ struct ChosenDigest: Digest {
     }
 
     func makeIterator() -> Array<UInt8>.Iterator { bytes.makeIterator() }
-    var description: String { bytes.map { String(format: "%02x", $0) }.joined() }
+    var description: String { Data(bytes).hexString }
 }

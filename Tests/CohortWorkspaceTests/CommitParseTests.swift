@@ -1,4 +1,5 @@
 import CGit2
+import CohortBase
 @testable import CohortGit
 import CohortTestSupport
 import Foundation
@@ -56,8 +57,7 @@ import Testing
         // Stricter than libgit2, which reads an address past the NUL: a NUL in a person's line.
         let refusedByCohortOnly = "tree \(tree)\nauthor Ann\u{0} <ann@example.com> 1 +0000\n\(committer)\na NUL in a name\n"
         for text in accepted + refused + [refusedByCohortOnly] {
-            let written = try run("git", ["hash-object", "-t", "commit", "--literally", "-w", "--stdin"], in: temp.url, stdin: Data(text.utf8))
-            let id = try ObjectID(hex: written.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+            let id = try Attacks.writeObject(Data(text.utf8), type: "commit", inRepositoryAt: temp.url)
             let ours = try? repository.commit(id)
             let theirs = libgit2(repository, id)
             #expect((ours == nil) == (refused.contains(text) || text == refusedByCohortOnly), "\(text.debugDescription)")
@@ -66,5 +66,19 @@ import Testing
                 #expect(ours.tree == theirs.tree && ours.parents == theirs.parents && ours.message == theirs.message, "\(text.debugDescription)")
             }
         }
+    }
+
+    /// An author git cannot write is refused as the author's fault, with what to change, not as a
+    /// malformed history (libgit2 words both "failed to parse").
+    @Test func anAuthorGitCannotWriteIsNamed() throws {
+        let temp = try TemporaryDirectory()
+        #expect(try run("git", ["init", "-q", temp.url.path], in: temp.url).status == 0)
+        let repository = try Repository(at: temp.url)
+        let refused = #expect(throws: CohortError.self) {
+            try repository.createCommit(tree: ObjectID(hex: tree), parents: [], message: "m\n",
+                                        author: Person(name: "Ann <x>", email: "ann@example.com"), sign: { _ in "" })
+        }
+        #expect(refused?.code == .malformed)
+        #expect(refused?.reason.contains("as a commit's author") == true && refused?.hint?.contains("'<'") == true, "\(String(describing: refused))")
     }
 }

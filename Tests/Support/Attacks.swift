@@ -12,7 +12,12 @@ import Testing
 public enum Attacks {
     /// Writes `data` as an object of `type` with `git hash-object --literally` (no validation at all).
     public static func writeObject(_ data: Data, type: String, in workspace: Workspace) throws -> ObjectID {
-        let result = try run("git", ["hash-object", "--literally", "-t", type, "-w", "--stdin"], in: workspace.directory, stdin: data)
+        try writeObject(data, type: type, inRepositoryAt: workspace.directory)
+    }
+
+    /// `writeObject` into the repository at `directory`.
+    public static func writeObject(_ data: Data, type: String, inRepositoryAt directory: URL) throws -> ObjectID {
+        let result = try run("git", ["hash-object", "--literally", "-t", type, "-w", "--stdin"], in: directory, stdin: data)
         guard result.status == 0 else { throw CohortError(.git, "hash-object: \(result.stderr)") }
         return try ObjectID(hex: result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
     }

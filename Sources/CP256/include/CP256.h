@@ -19,9 +19,6 @@ cohort_p256_table *cohort_p256_table_new(const uint8_t x[32], const uint8_t y[32
 
 void cohort_p256_table_free(cohort_p256_table *table);
 
-/// The size in bytes of one table.
-long cohort_p256_table_bytes(void);
-
 /// Checks the signature (r, s) (32 bytes each, big-endian) over the SHA-256 `digest` with the key
 /// whose table is `key`: 1 valid, 0 invalid, -1 undecided (an exceptional sum, or the generator's
 /// table could not be built): the caller must then verify another way.

@@ -16,7 +16,7 @@ struct HookInstall: CohortCommand {
     static let configuration = CommandConfiguration(
         commandName: "install",
         abstract: "Install Cohort's pre-receive and post-receive hooks into a repository (usually bare, on the server).",
-        discussion: "The hooks call this cohort binary by absolute path (pre-receive calls cohort-hook instead when it sits beside it: the same checks, a faster start). Installing again updates them. An existing hook that is not Cohort's is refused unless --chain, which keeps it as <hook>.chained and runs it after Cohort's. Branches and tags already in the repository are verified once, so the hook can count them as its own."
+        discussion: "The hooks call this cohort binary by absolute path (pre-receive calls cohort-hook instead when it sits beside it and answers with the same version: the same checks, a faster start). Installing again updates them. An existing hook that is not Cohort's is refused unless --chain, which keeps it as <hook>.chained and runs it after Cohort's. Branches and tags already in the repository are verified once, so the hook can count them as its own."
     )
 
     @Argument(help: ArgumentHelp("The repository.", valueName: "BARE_REPO"))
@@ -31,7 +31,8 @@ struct HookInstall: CohortCommand {
             switch outcome {
             case .installed: Terminal.print("installed \(hook.path) (calls \(program.path))")
             case .updated: Terminal.print("updated \(hook.path) (calls \(program.path))")
-            case .chained: Terminal.print("installed \(hook.path); the existing hook runs after it as \(HookInstaller.chainedName(hook.lastPathComponent))")
+            case .chained:
+                Terminal.print("installed \(hook.path) (calls \(program.path)); the existing hook runs after it as \(HookInstaller.chainedName(hook.lastPathComponent))")
             }
         }
         // The hook trusts only what it verified itself: check the history already there once, now.
@@ -65,7 +66,8 @@ struct HookPostReceive: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            let input = try AtomicFile.readStandardInput(maxBytes: PreReceiveHook.maxInputBytes, what: "post-receive input")
+            let input = try AtomicFile.readStandardInput(maxBytes: PreReceiveHook.maxInputBytes, what: "post-receive input",
+                                                     hint: PreReceiveHook.tooManyUpdatesHint)
             let gitDirectory = FileManager.default.currentDirectoryPath
             for report in try await PostReceiveHook.run(input: input, registry: CohortCommandLine.sinks) {
                 Terminal.note("cohort: \(report.sink): \(Terminal.count(report.delivered, "notice")) delivered" + report.trouble(repository: gitDirectory))

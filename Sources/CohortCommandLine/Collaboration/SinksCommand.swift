@@ -117,7 +117,8 @@ struct SinksReplay: AsyncCohortCommand {
         }
         guard let spec = try SinkConfiguration.load(files, registry: CohortCommandLine.sinks).first(where: { $0.name == name }) else {
             throw CohortError(.malformed, "no sink is named '\(name)' in \(files.map(\.path).joined(separator: ", "))",
-                              hint: "name one of those files' sinks; a server-wide sink needs COHORT_SERVER_SINKS set to the server's sinks.toml")
+                              hint: repository == nil ? "`cohort sinks list` names the workspace's sinks"
+                                  : "name one of those files' sinks; a server-wide sink needs COHORT_SERVER_SINKS set to the server's sinks.toml")
         }
         let sink = try spec.make(stateDirectory: base.sinkState)
         let report = try await NoticeOutbox(directory: base.outbox).replay(sink)

@@ -40,9 +40,6 @@ final class P256KeyTable: @unchecked Sendable {
         }
     }
 
-    /// The size of one table in bytes.
-    static var bytes: Int { cohort_p256_table_bytes() }
-
     private init(pointer: OpaquePointer, budget: Budget) {
         self.pointer = pointer
         self.budget = budget
@@ -56,7 +53,7 @@ final class P256KeyTable: @unchecked Sendable {
     /// The table of `x963` (`0x04 ‖ x ‖ y`), or nil when the budget is spent or the point is not on the curve.
     static func make(x963: Data, budget: Budget = .shared) -> P256KeyTable? {
         guard x963.count == 65, x963.first == 0x04, budget.take() else { return nil }
-        let pointer = Data(x963).withUnsafeBytes { raw -> OpaquePointer? in
+        let pointer = x963.withUnsafeBytes { raw -> OpaquePointer? in
             let bytes = raw.bindMemory(to: UInt8.self).baseAddress!
             return cohort_p256_table_new(bytes + 1, bytes + 33)
         }
