@@ -121,6 +121,30 @@ struct ServerVerdictTests {
         expectViolation(.notPermitted, in: bo, at: attack)
     }
 
+    @Test("once a key checks through its table, a commit carrying its real signature over other bytes is refused over HTTP, and nothing moves")
+    func transplantedSignatureRefusedByTheServer() throws {
+        let hosted = try Hosted()
+        let scenario = hosted.scenario
+        let folder = hosted.temp.path("bo")
+        #expect(try hosted.cohort(["clone", hosted.link, folder.path], as: scenario.bo.home).status == 0)
+        let bo = try Workspace(containing: folder, home: scenario.bo.home)
+        let before = try bo.head().commit
+        let me = try signer(scenario.bo.home, in: bo)
+        // 300 of Bo's own notices and three commits: more valid signatures than a key needs for its table.
+        for _ in 0..<3 { try forge(bo, signer: me, files: Attacks.noticeFiles(100, by: me, in: scenario.identifier)) }
+        let tip = try bo.head().commit
+        let tree = try bo.repository.tree(ofCommit: tip)
+        let donor = try Attacks.unsignedCommit(tree: tree, parents: [tip], message: "donor", signer: me, in: bo)
+        let victim = try Attacks.unsignedCommit(tree: tree, parents: [tip], message: "victim", signer: me, in: bo)
+        let attack = try Attacks.writeObject(Attacks.signedCommit(victim.bytes, signatures: [("gpgsig", donor.armored)]), type: "commit", in: bo)
+        try Attacks.point(bo, at: attack)
+        let pushed = try hosted.git(["push", "origin", "main"], as: scenario.bo.home, in: folder)
+        #expect(pushed.status != 0)
+        #expect(pushed.stderr.contains("rejected \(attack.hex) (refs/heads/main): E_BAD_SIGNATURE"), "\(pushed.stderr)")
+        #expect(try hosted.serverTip() == before.hex)
+        expectViolation(.badSignature, in: bo, at: attack)
+    }
+
     @Test("a relay that forwards requests unchanged gets 421 for everything; one that rewrites Host gets nothing signed")
     func relaysGetNothing() throws {
         let hosted = try Hosted()
