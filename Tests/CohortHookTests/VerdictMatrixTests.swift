@@ -412,13 +412,7 @@ import Testing
         let (server, bo, good) = try cloned(by: \.bo)
         let scenario = server.scenario
         let me = try signer(scenario.bo.home, in: bo)
-        for _ in 0..<3 { try forge(bo, signer: me, files: Attacks.noticeFiles(100, by: me, in: scenario.identifier)) }
-        let tip = try bo.head().commit
-        let tree = try bo.repository.tree(ofCommit: tip)
-        let donor = try Attacks.unsignedCommit(tree: tree, parents: [tip], message: "donor", signer: me, in: bo)
-        let victim = try Attacks.unsignedCommit(tree: tree, parents: [tip], message: "victim", signer: me, in: bo)
-        let id = try Attacks.writeObject(Attacks.signedCommit(victim.bytes, signatures: [("gpgsig", donor.armored)]), type: "commit", in: bo)
-        try Attacks.point(bo, at: id)
+        let id = try Attacks.transplantedSignatureAfterManyValid(bo, signer: me, in: scenario.identifier)
         try expectOneVerdict(server, bo, home: scenario.bo.home, attack: id, good: good, code: .badSignature, at: id)
         #expect(try P256Key(x963: me.key.publicKey.x963).use.table != nil, "Bo's key never reached its table")
         try expectSyncRefuses(server, bo, attack: id, code: .badSignature)

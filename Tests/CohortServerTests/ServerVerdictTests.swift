@@ -129,15 +129,7 @@ struct ServerVerdictTests {
         #expect(try hosted.cohort(["clone", hosted.link, folder.path], as: scenario.bo.home).status == 0)
         let bo = try Workspace(containing: folder, home: scenario.bo.home)
         let before = try bo.head().commit
-        let me = try signer(scenario.bo.home, in: bo)
-        // 300 of Bo's own notices and three commits: more valid signatures than a key needs for its table.
-        for _ in 0..<3 { try forge(bo, signer: me, files: Attacks.noticeFiles(100, by: me, in: scenario.identifier)) }
-        let tip = try bo.head().commit
-        let tree = try bo.repository.tree(ofCommit: tip)
-        let donor = try Attacks.unsignedCommit(tree: tree, parents: [tip], message: "donor", signer: me, in: bo)
-        let victim = try Attacks.unsignedCommit(tree: tree, parents: [tip], message: "victim", signer: me, in: bo)
-        let attack = try Attacks.writeObject(Attacks.signedCommit(victim.bytes, signatures: [("gpgsig", donor.armored)]), type: "commit", in: bo)
-        try Attacks.point(bo, at: attack)
+        let attack = try Attacks.transplantedSignatureAfterManyValid(bo, signer: signer(scenario.bo.home, in: bo), in: scenario.identifier)
         let pushed = try hosted.git(["push", "origin", "main"], as: scenario.bo.home, in: folder)
         #expect(pushed.status != 0)
         #expect(pushed.stderr.contains("rejected \(attack.hex) (refs/heads/main): E_BAD_SIGNATURE"), "\(pushed.stderr)")

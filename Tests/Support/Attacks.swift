@@ -76,6 +76,20 @@ public enum Attacks {
         return Data((String(text[..<split.lowerBound]) + headers.joined() + String(text[split.lowerBound...])).utf8)
     }
 
+    /// Enough valid signatures by `signer` for its key to get its table of multiples (three commits of
+    /// 100 of its notices), then a commit carrying `signer`'s real signature made over another commit's
+    /// bytes; the branch is moved to it, which is returned.
+    public static func transplantedSignatureAfterManyValid(_ workspace: Workspace, signer: CollaborationSigner, in collaboration: String) throws -> ObjectID {
+        for _ in 0..<3 { try forge(workspace, signer: signer, files: noticeFiles(100, by: signer, in: collaboration)) }
+        let tip = try workspace.head().commit
+        let tree = try workspace.repository.tree(ofCommit: tip)
+        let donor = try unsignedCommit(tree: tree, parents: [tip], message: "donor", signer: signer, in: workspace)
+        let victim = try unsignedCommit(tree: tree, parents: [tip], message: "victim", signer: signer, in: workspace)
+        let id = try writeObject(signedCommit(victim.bytes, signatures: [("gpgsig", donor.armored)]), type: "commit", in: workspace)
+        try point(workspace, at: id)
+        return id
+    }
+
     /// Moves `workspace`'s branch to `commit`, whatever it is.
     public static func point(_ workspace: Workspace, at commit: ObjectID) throws {
         let (branch, head) = try workspace.head()
