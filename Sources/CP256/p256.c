@@ -3,6 +3,12 @@
 // Numbers are four 64-bit limbs, least significant first. Field elements (mod p) and scalars (mod n)
 // are multiplied in Montgomery form (CIOS, one conditional subtraction), so every value kept is
 // fully reduced and two values are equal exactly when their limbs are.
+//
+// On x86-64 the field multiplication and the verification's mixed additions are swift-crypto's own:
+// the x86-64 assembly of the BoringSSL it links into every program that links this target (its
+// `Crypto` product; see Package.swift), which keeps the same representation (R = 2^256, inputs and
+// results below p). Its mixed addition does not cover a = ±b either; there its result's Z is zero,
+// and that is read as the same "undecided" as here.
 
 #include "CP256.h"
 
@@ -33,7 +39,16 @@ typedef struct {
 } modulus;
 
 typedef struct { num x, y; } affine;
+// X, Y and Z first, laid out as BoringSSL's P256_POINT (the assembly reads and writes only those).
 typedef struct { num x, y, z; int infinity; } jacobian;
+
+#if defined(__x86_64__)
+#define COHORT_P256_NISTZ 1
+// BoringSSL's "nohw" variants use only the base instruction set (on this project's machines they are
+// also faster than its ADX ones), so no processor check is needed.
+void CCryptoBoringSSL_ecp_nistz256_mul_mont_nohw(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]);
+void CCryptoBoringSSL_ecp_nistz256_point_add_affine_nohw(jacobian *r, const jacobian *a, const affine *b);
+#endif
 
 struct cohort_p256_table {
     affine t[WINDOWS][DIGITS];
@@ -153,7 +168,11 @@ INLINE void mul_with(num r, const num a, const num b, const uint64_t m[4], uint6
 // Mod p, for coordinates.
 static void fe_add(num r, const num a, const num b) { add_with(r, a, b, P_LIMBS); }
 static void fe_sub(num r, const num a, const num b) { sub_with(r, a, b, P_LIMBS); }
+#if defined(COHORT_P256_NISTZ)
+static void fe_mul(num r, const num a, const num b) { CCryptoBoringSSL_ecp_nistz256_mul_mont_nohw(r, a, b); }
+#else
 static void fe_mul(num r, const num a, const num b) { mul_with(r, a, b, P_LIMBS, P_M0); }
+#endif
 
 // Mod n, for scalars.
 static void sc_mul(num r, const num a, const num b) { mul_with(r, a, b, N_LIMBS, N_M0); }
@@ -411,11 +430,26 @@ void cohort_p256_table_free(cohort_p256_table *table) {
 
 // MARK: - Verification
 
+/// acc += b: 0, or -1 when acc = ±b (a sum the formulas do not cover).
+static int add_to(jacobian *acc, const affine *b) {
+#if defined(COHORT_P256_NISTZ)
+    if (acc->infinity) {
+        set_point(acc, b->x, b->y, P.one);
+        return 0;
+    }
+    // Z3 = Z1 · H, below p: zero exactly when H is, that is when acc = ±b.
+    CCryptoBoringSSL_ecp_nistz256_point_add_affine_nohw(acc, acc, b);
+    return is_zero(acc->z) ? -1 : 0;
+#else
+    return add_affine(acc, acc, b);
+#endif
+}
+
 /// acc += k · P, from P's table: one addition per non-zero byte of k.
 static int add_multiple(jacobian *acc, const cohort_p256_table *table, const num k) {
     for (int j = 0; j < WINDOWS; j++) {
         unsigned digit = byte_at(k, j);
-        if (digit && add_affine(acc, acc, &table->t[j][digit - 1]) != 0) return -1;
+        if (digit && add_to(acc, &table->t[j][digit - 1]) != 0) return -1;
     }
     return 0;
 }
@@ -437,6 +471,8 @@ int cohort_p256_verify(const cohort_p256_table *key, const uint8_t digest[32], c
     sc_mul(u2, r, w);
     jacobian acc = {.infinity = 1};
     if (add_multiple(&acc, generator, u1) != 0 || add_multiple(&acc, key, u2) != 0 || acc.infinity) return -1;
+    // Every coordinate kept is below p; one that is not is left undecided rather than compared.
+    if (!less(acc.x, P.m) || !less(acc.z, P.m)) return -1;
     // x(R) mod n = r, with x(R) = X / Z²: X = r · Z², or X = (r + n) · Z² when r + n < p.
     num zz, rm, t, rn;
     fe_mul(zz, acc.z, acc.z);

@@ -166,6 +166,76 @@ struct P256KeyTableTests {
         #expect(made >= 4)
     }
 
+    /// Valid signatures built so that the sum meets a case the addition does not cover: the
+    /// accumulator, u1 · G plus the low bytes of u2 times Q, lands on ± the next table point of Q.
+    /// With the key's scalar c known, u1 = ±c · d_j − c · (u2 mod 256^j) puts it there; then r is
+    /// x((u1 + c · u2) · G), s = r / u2 and e = u1 · s. The table must leave every one undecided, and
+    /// the key (swift-crypto behind it) must still accept it. Sums that end at the identity (e = −c · r)
+    /// are no signature at all.
+    @Test func aValidSignatureAimedAtAnExceptionalSumIsUndecided() throws {
+        let group = try #require(EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1))
+        defer { EC_GROUP_free(group) }
+        let context = try #require(BN_CTX_new())
+        defer { BN_CTX_free(context) }
+        let order = try #require(EC_GROUP_get0_order(group))
+        let numbers = (0..<10).map { _ in BN_new()! }
+        defer { numbers.forEach(BN_free) }
+        let (c, u1, u2, part, digit, t, k, x, r, s) = (numbers[0], numbers[1], numbers[2], numbers[3], numbers[4],
+                                                        numbers[5], numbers[6], numbers[7], numbers[8], numbers[9])
+        let e = try #require(BN_new())
+        defer { BN_free(e) }
+        let point = try #require(EC_POINT_new(group))
+        defer { EC_POINT_free(point) }
+        func bytes(_ number: OpaquePointer) -> Data {
+            var buffer = [UInt8](repeating: 0, count: 32)
+            _ = BN_bn2binpad(number, &buffer, 32)
+            return Data(buffer)
+        }
+        let privateKey = P256.Signing.PrivateKey()
+        let key = P256Key(privateKey.publicKey)
+        let table = try #require(P256KeyTable.make(x963: key.x963, budget: .init(limit: 1)))
+        privateKey.rawRepresentation.withUnsafeBytes { _ = BN_bin2bn($0.baseAddress, 32, c) }
+        var made = 0
+        for attempt in 0..<128 {
+            _ = BN_rand_range(u2, order)
+            let j = Int32(attempt % 32)
+            let byte = bytes(u2)[31 - Int(j)]
+            guard byte != 0 else { continue }
+            _ = BN_copy(part, u2)
+            _ = BN_mask_bits(part, 8 * j)
+            _ = BN_set_word(digit, UInt(byte))
+            _ = BN_lshift(digit, digit, 8 * j)
+            _ = BN_mod_mul(t, c, digit, order, context)
+            if attempt & 1 == 1 { _ = BN_sub(t, order, t) }
+            _ = BN_mod_mul(u1, c, part, order, context)
+            _ = BN_mod_sub(u1, t, u1, order, context)
+            _ = BN_mod_mul(k, c, u2, order, context)
+            _ = BN_mod_add(k, k, u1, order, context)
+            guard BN_is_zero(k) == 0, BN_is_zero(u1) == 0 else { continue }
+            #expect(EC_POINT_mul(group, point, k, nil, nil, context) == 1)
+            #expect(EC_POINT_get_affine_coordinates(group, point, x, nil, context) == 1)
+            _ = BN_nnmod(r, x, order, context)
+            guard BN_is_zero(r) == 0 else { continue }
+            _ = BN_mod_inverse(t, u2, order, context)
+            _ = BN_mod_mul(s, r, t, order, context)
+            _ = BN_mod_mul(e, u1, s, order, context)
+            let digest = try #require(ChosenDigest(bytes(e)))
+            let signature = try P256.Signing.ECDSASignature(rawRepresentation: bytes(r) + bytes(s))
+            #expect(table.verdict(signature, digest: digest) == -1, "attempt \(attempt): the sum meets ± a table point")
+            #expect(key.signingKey.isValidSignature(signature, for: digest), "attempt \(attempt): the signature is valid")
+            made += 1
+        }
+        #expect(made >= 100)
+        for _ in 0..<32 {
+            _ = BN_rand_range(r, order)
+            _ = BN_rand_range(s, order)
+            guard BN_is_zero(r) == 0, BN_is_zero(s) == 0 else { continue }
+            _ = BN_mod_mul(e, c, r, order, context)
+            _ = BN_sub(e, order, e)
+            Self.agree(table, key, raw: bytes(r) + bytes(s), digest: try #require(ChosenDigest(bytes(e))))
+        }
+    }
+
     @Test func onlyPointsOnTheCurveGetATable() throws {
         let key = P256Key(P256.Signing.PrivateKey().publicKey)
         var offCurve = key.x963
