@@ -158,6 +158,8 @@ public final class PushVerifier {
         var rejections: [PushRejection] = []
         var newCommits: [(id: ObjectID, ref: String)] = []
         var pushedTips: [ObjectID] = []
+        // What the pushed tips reach that no trusted ref does, in the order the walks listed it.
+        var reached: [ObjectID] = []
         var pushedDefault: ObjectID?
 
         for update in updates {
@@ -188,7 +190,8 @@ public final class PushVerifier {
                        hint: "fetch, merge and push again instead of forcing")
                 continue
             }
-            let commits = try repository.commits(from: tip, hiding: trusted).filter { !verified.contains($0) && !remembered.contains($0) }
+            let reaching = try repository.commits(from: tip, hiding: trusted)
+            let commits = reaching.filter { !verified.contains($0) && !remembered.contains($0) }
             guard commits.count <= budget else {
                 reject(tip, .tooLarge, "the push brings more than \(limits.maxCommits) new commits", hint: "push in smaller parts")
                 continue
@@ -215,10 +218,18 @@ public final class PushVerifier {
             verifier.finishPreparing()
             if accepted, update.name == defaultBranch { pushedDefault = tip }
             pushedTips.append(tip)
+            reached += reaching
         }
         // New to the repository: on no branch or tag before this push (whether or not this verifier
-        // remembers them; commits only behind a forge's own refs count as new).
-        let freshInOrder = try repository.commits(fromAll: pushedTips, hiding: heads)
+        // remembers them; commits only behind a forge's own refs count as new). Trusting the refs, the
+        // walks above hid exactly those branches and tags, so what they listed is that set.
+        let freshInOrder: [ObjectID]
+        if trustingRefs {
+            var listed = Set<ObjectID>()
+            freshInOrder = reached.filter { listed.insert($0).inserted }
+        } else {
+            freshInOrder = try repository.commits(fromAll: pushedTips, hiding: heads)
+        }
         let fresh = Set(freshInOrder)
         // The membership this push gives the default branch counts too, when it is not older.
         let pushed = try pushedDefault.map { try verifier.state(at: $0) }

@@ -34,9 +34,12 @@ public struct VerifiedCommits {
         let handle = try? FileHandle(forReadingFrom: url)
         let start = try? handle?.read(upToCount: Self.header.utf8.count)
         try? handle?.close()
+        let lines = Data(ids.map { $0.hex + "\n" }.joined().utf8)
         if start != Data(Self.header.utf8) {
-            try AtomicFile.write(Data(Self.header.utf8), to: url, mode: 0o644, replacing: true)
+            // A new file, or one from other rules: header and ids in one replacing write.
+            try AtomicFile.write(Data(Self.header.utf8) + lines, to: url, mode: 0o644, replacing: true)
+        } else {
+            try AtomicFile.append(lines, to: url, mode: 0o644)
         }
-        try AtomicFile.append(Data(ids.map { $0.hex + "\n" }.joined().utf8), to: url, mode: 0o644)
     }
 }
