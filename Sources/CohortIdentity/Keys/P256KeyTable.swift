@@ -91,8 +91,8 @@ final class P256KeyUse: Sendable {
     }
 
     /// Signatures a key checks the usual way before it gets a table: a table costs about as much as
-    /// 60 verifications and saves about half of each later one, so one-off keys and short pushes
-    /// never build one.
+    /// 50 verifications and saves about three quarters of each later one, so one-off keys and short
+    /// pushes never build one.
     static let defaultThreshold = 256
 
     private let state = Mutex(State())
