@@ -158,8 +158,10 @@ public final class PushVerifier {
         var rejections: [PushRejection] = []
         var newCommits: [(id: ObjectID, ref: String)] = []
         var pushedTips: [ObjectID] = []
-        // What the pushed tips reach that no trusted ref does, in the order the walks listed it.
+        // Trusting the refs: what the pushed tips reach that no branch or tag does, each once, in the
+        // order the walks listed it (a thousand updates of one tip hold one copy of its history).
         var reached: [ObjectID] = []
+        var listed = Set<ObjectID>()
         var pushedDefault: ObjectID?
 
         for update in updates {
@@ -218,19 +220,15 @@ public final class PushVerifier {
             verifier.finishPreparing()
             if accepted, update.name == defaultBranch { pushedDefault = tip }
             pushedTips.append(tip)
-            reached += reaching
+            if trustingRefs {
+                for id in reaching where listed.insert(id).inserted { reached.append(id) }
+            }
         }
         // New to the repository: on no branch or tag before this push (whether or not this verifier
         // remembers them; commits only behind a forge's own refs count as new). Trusting the refs, the
         // walks above hid exactly those branches and tags, so what they listed is that set.
-        let freshInOrder: [ObjectID]
-        if trustingRefs {
-            var listed = Set<ObjectID>()
-            freshInOrder = reached.filter { listed.insert($0).inserted }
-        } else {
-            freshInOrder = try repository.commits(fromAll: pushedTips, hiding: heads)
-        }
-        let fresh = Set(freshInOrder)
+        let freshInOrder = trustingRefs ? reached : try repository.commits(fromAll: pushedTips, hiding: heads)
+        let fresh = trustingRefs ? listed : Set(freshInOrder)
         // The membership this push gives the default branch counts too, when it is not older.
         let pushed = try pushedDefault.map { try verifier.state(at: $0) }
             .flatMap { $0.membership.version >= (current?.membership.version ?? 0) ? $0 : nil }
