@@ -304,6 +304,28 @@ import Testing
         try server.expectRefused(bo, "E_REVOKED", at: work, refspec: "\(work.hex):refs/heads/again", ref: "refs/heads/again")
     }
 
+    /// The same remembered commit under two branches and an annotated tag in one push: each update
+    /// reaches it, the hook lists it once, and it still meets the current membership.
+    @Test func aRememberedCommitUnderSeveralRefsAtOnceStillMeetsTheCurrentMembership() throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let bo = try server.clone("bo", for: scenario.bo)
+        try scenario.write("tmp\n", to: "tmp.md", in: bo)
+        let work = try #require(try bo.commitChanges(message: "on a branch")).commit
+        #expect(try server.push(bo, refspec: "\(work.hex):refs/heads/tmp").status == 0)
+        #expect(try server.push(bo, refspec: ":refs/heads/tmp").status == 0)
+        _ = try scenario.owner.removeParticipants(["bo@example.com"])
+        try server.expectAccepted(scenario.owner)
+        #expect(try run("git", ["tag", "-a", "-m", "again", "again", work.hex], in: bo.directory).status == 0)
+        let result = try run("git", ["push", "--porcelain", server.remote, "\(work.hex):refs/heads/a", "\(work.hex):refs/heads/b",
+                                     "refs/tags/again:refs/tags/again"], in: bo.directory)
+        #expect(result.status != 0, "push was accepted")
+        #expect(result.stderr.contains("cohort: rejected \(work.hex)") && result.stderr.contains(": E_REVOKED: "), "\(result.stderr)")
+        for ref in ["refs/heads/a", "refs/heads/b", "refs/tags/again"] {
+            #expect(try server.tip(ref) == nil, "\(ref) was written")
+        }
+    }
+
     @Test func anAppleSchemeCommitIsRefused() throws {
         let (server, bo, good, tree) = try boAddingFile("a.md")
         let scenario = server.scenario
