@@ -56,8 +56,10 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         // ECDSA P-256 verification against a key's table of multiples, for keys that sign many times.
-        // On x86-64 it calls the field and point assembly of the BoringSSL inside swift-crypto.
-        .target(name: "CP256", dependencies: [.product(name: "Crypto", package: "swift-crypto")], path: "Sources/CP256"),
+        // On x86-64 Linux it calls the field and point assembly of the BoringSSL inside swift-crypto
+        // (swift-crypto links BoringSSL on Linux, not on Apple's systems).
+        .target(name: "CP256", dependencies: [.product(name: "Crypto", package: "swift-crypto")], path: "Sources/CP256",
+                cSettings: [.define("COHORT_P256_BORINGSSL", .when(platforms: [.linux]))]),
 
         // The base under everything: the error type and its codes, atomic files and locks, hex and
         // base64, the version, the paths under `.git/cohort/`. Foundation only.

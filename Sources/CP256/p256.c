@@ -4,7 +4,8 @@
 // are multiplied in Montgomery form (CIOS, one conditional subtraction), so every value kept is
 // fully reduced and two values are equal exactly when their limbs are.
 //
-// On x86-64 the field multiplication and the verification's mixed additions are swift-crypto's own:
+// On x86-64 Linux (COHORT_P256_BORINGSSL, set by Package.swift) the field multiplication and the
+// verification's mixed additions are swift-crypto's own:
 // the x86-64 assembly of the BoringSSL it links into every program that links this target (its
 // `Crypto` product; see Package.swift), which keeps the same representation (R = 2^256, inputs and
 // results below p). Its mixed addition does not cover a = ±b either; there its result's Z is zero,
@@ -42,7 +43,7 @@ typedef struct { num x, y; } affine;
 // X, Y and Z first, laid out as BoringSSL's P256_POINT (the assembly reads and writes only those).
 typedef struct { num x, y, z; int infinity; } jacobian;
 
-#if defined(__x86_64__) && !defined(COHORT_P256_PORTABLE)
+#if defined(__x86_64__) && defined(COHORT_P256_BORINGSSL) && !defined(COHORT_P256_PORTABLE)
 #define COHORT_P256_NISTZ 1
 // BoringSSL's "nohw" variants use only the base instruction set (on this project's machines they are
 // also faster than its ADX ones), so no processor check is needed.
@@ -449,6 +450,8 @@ static void setup(void) {
 
 cohort_p256_table *cohort_p256_table_new(const uint8_t x[32], const uint8_t y[32]) {
     pthread_once(&once, setup);
+    // Without the generator's table no verification could use a key's.
+    if (generator == NULL) return NULL;
     num px, py;
     from_bytes(px, x);
     from_bytes(py, y);

@@ -5,9 +5,8 @@ import Foundation
 
 /// `cohort hook pre-receive`: git's input in, refusals out.
 public enum PreReceiveHook {
-    /// Largest input accepted (1,000 ref updates fit in well under 1 MiB), and what a pusher past it does.
+    /// Largest input accepted (1,000 ref updates fit in well under 1 MiB); past it, `PushLimits.tooManyUpdatesHint`.
     public static let maxInputBytes = 1 << 20
-    public static let tooManyUpdatesHint = "push fewer branches and tags at once"
 
     /// Parses git's `OLD NEW REF` lines. Git runs the hooks only for a push that updates something,
     /// and ends every line with a newline: input that is empty or stops inside a line was cut short
@@ -36,7 +35,7 @@ public enum PreReceiveHook {
     /// cannot be checked at all. Returns the exit status: 0 accepts the push, 1 refuses it.
     public static func main() -> Int32 {
         do {
-            let rejections = try run(input: AtomicFile.readStandardInput(maxBytes: maxInputBytes, what: "pre-receive input", hint: tooManyUpdatesHint))
+            let rejections = try run(input: AtomicFile.readStandardInput(maxBytes: maxInputBytes, what: "pre-receive input", hint: PushLimits.tooManyUpdatesHint))
             for rejection in rejections { say("cohort: \(rejection)") }
             return rejections.isEmpty ? 0 : 1
         } catch {

@@ -50,6 +50,9 @@ public struct PushLimits: Sendable {
     /// Wall-clock seconds for the whole verification.
     public var maxSeconds: Double
 
+    /// What a pusher past `maxUpdates` (or past the hook's input limit) does.
+    public static let tooManyUpdatesHint = "push fewer branches and tags at once"
+
     public init(maxCommits: Int = 200_000, maxUpdates: Int = 1000, maxSeconds: Double = 600) {
         self.maxCommits = maxCommits
         self.maxUpdates = maxUpdates
@@ -121,7 +124,7 @@ public final class PushVerifier {
             let first = updates.first
             return [PushRejection(commit: first?.new ?? .zero, ref: first?.name ?? "",
                                   error: CohortError(.tooLarge, "the push updates \(updates.count) refs, more than the \(limits.maxUpdates) allowed",
-                                                     hint: "push fewer branches and tags at once"))]
+                                                     hint: PushLimits.tooManyUpdatesHint))]
         }
         let started = now()
         let defaultBranch = (try? repository.headBranch()) ?? CohortLayout.defaultBranch
@@ -192,7 +195,10 @@ public final class PushVerifier {
                        hint: "fetch, merge and push again instead of forcing")
                 continue
             }
-            let reaching = try repository.commits(from: tip, hiding: trusted)
+            // A tip an earlier update of this push already reached, with nothing refused so far: all it
+            // reaches was listed, and verified or remembered (a thousand refs at one tip, one walk).
+            let reaching = trustingRefs && rejections.isEmpty && listed.contains(tip)
+                ? [] : try repository.commits(from: tip, hiding: trusted)
             let commits = reaching.filter { !verified.contains($0) && !remembered.contains($0) }
             guard commits.count <= budget else {
                 reject(tip, .tooLarge, "the push brings more than \(limits.maxCommits) new commits", hint: "push in smaller parts")

@@ -14,7 +14,8 @@
 typedef struct cohort_p256_table cohort_p256_table;
 
 /// The table of the point (x, y) (32 bytes each, big-endian); NULL when the point is not on the
-/// curve (or is its identity) or memory runs out. Takes about as long as 50 verifications (3 ms).
+/// curve (or is its identity), memory runs out, or the generator's own table could not be made (the
+/// arithmetic failed its check at start). Takes about as long as 50 verifications (3 ms).
 cohort_p256_table *cohort_p256_table_new(const uint8_t x[32], const uint8_t y[32]);
 
 void cohort_p256_table_free(cohort_p256_table *table);

@@ -2,6 +2,7 @@ import ArgumentParser
 import CohortBase
 import CohortHooks
 import CohortPostReceive
+import CohortVerification
 import Foundation
 
 struct HookCommand: AsyncParsableCommand {
@@ -67,7 +68,7 @@ struct HookPostReceive: AsyncParsableCommand {
     func run() async throws {
         do {
             let input = try AtomicFile.readStandardInput(maxBytes: PreReceiveHook.maxInputBytes, what: "post-receive input",
-                                                     hint: PreReceiveHook.tooManyUpdatesHint)
+                                                     hint: PushLimits.tooManyUpdatesHint)
             let gitDirectory = FileManager.default.currentDirectoryPath
             for report in try await PostReceiveHook.run(input: input, registry: CohortCommandLine.sinks) {
                 Terminal.note("cohort: \(report.sink): \(Terminal.count(report.delivered, "notice")) delivered" + report.trouble(repository: gitDirectory))

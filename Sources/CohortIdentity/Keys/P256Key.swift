@@ -39,10 +39,16 @@ public struct P256Key: Hashable, Sendable, CustomStringConvertible {
         use = P256KeyUse(x963: data)
     }
 
+    /// The key, through the same memo as parsed keys: every copy shares one count of valid signatures.
     init(_ key: P256.Signing.PublicKey) {
+        let data = key.x963Representation
+        self = Self.parsed.value(for: data) { P256Key(key: key, x963: data) }
+    }
+
+    private init(key: P256.Signing.PublicKey, x963 data: Data) {
         signingKey = key
-        x963 = key.x963Representation
-        use = P256KeyUse(x963: x963)
+        x963 = data
+        use = P256KeyUse(x963: data)
     }
 
     /// Decodes a base64 field that holds a key.
