@@ -33,6 +33,58 @@ import Testing
         }
     }
 
+    /// The collaboration file and the membership, as Cohort writes them and changed field by field
+    /// (each field dropped, `null`, of every other JSON type, an unknown value, an extra field): the
+    /// reader verification uses answers exactly as `JSONDecoder` does, value for value, refusal for refusal.
+    @Test func theStateFilesReadAsFoundationReadsThem() throws {
+        let scenario = try Scenario()
+        let owner = scenario.owner
+        _ = try owner.removeParticipants([scenario.cy.handle])
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        func payload<P: SignedPayload>(_ path: String, as kind: P.Type) throws -> Data {
+            try Envelope.open(Data(contentsOf: owner.directory.appendingPathComponent(path)), as: kind, path: path).payload
+        }
+        func compare<P: SignedPayload & JSONPayload & Equatable>(_ data: Data, as kind: P.Type, _ what: String) {
+            let ours = try? P(json: JSONValue.parse(data).object("payload"))
+            let foundation = try? decoder.decode(P.self, from: data)
+            let agree = ours == foundation
+            #expect(agree, "\(P.self) \(what): ours \(ours == nil ? "refused" : "read"), Foundation \(foundation == nil ? "refused" : "read")")
+        }
+        var cases = 0
+        func variants<P: SignedPayload & JSONPayload & Equatable>(of data: Data, as kind: P.Type) throws {
+            let original = try JSONSerialization.jsonObject(with: data)
+            compare(data, as: kind, "as written")
+            let others: [Any] = [NSNull(), 1, 1.5, "x", true, [Any](), [String: Any](), "read-only", "cohort-v1", "2026-11-23T10:00:00Z", 2.0]
+            func walk(_ value: Any, _ rebuild: @escaping (Any?) -> Any, _ path: String) throws {
+                for other in others {
+                    let changed = try JSONSerialization.data(withJSONObject: rebuild(other), options: .fragmentsAllowed)
+                    compare(changed, as: kind, "\(path) = \(other)")
+                    cases += 1
+                }
+                if let object = value as? [String: Any] {
+                    var extra = object
+                    extra["unknown"] = 1
+                    compare(try JSONSerialization.data(withJSONObject: rebuild(extra), options: .fragmentsAllowed), as: kind, "\(path) + unknown")
+                    for (key, child) in object {
+                        compare(try JSONSerialization.data(withJSONObject: rebuild(object.filter { $0.key != key }), options: .fragmentsAllowed), as: kind, "\(path).\(key) dropped")
+                        try walk(child, { new in var copy = object; copy[key] = new; return rebuild(copy) }, "\(path).\(key)")
+                    }
+                } else if let array = value as? [Any] {
+                    for (index, child) in array.enumerated() {
+                        try walk(child, { new in var copy = array; copy[index] = new!; return rebuild(copy) }, "\(path)[\(index)]")
+                    }
+                }
+            }
+            try walk(original, { $0 ?? NSNull() }, "")
+        }
+        try variants(of: payload(CohortLayout.collaboration, as: CollaborationFile.self), as: CollaborationFile.self)
+        let members = try payload(CohortLayout.members, as: Membership.self)
+        #expect(String(decoding: members, as: UTF8.self).contains("removedBy"))
+        try variants(of: members, as: Membership.self)
+        #expect(cases > 500)
+    }
+
     @Test func datesOutsideTheUsualFormAgreeWithFoundation() throws {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
@@ -43,7 +95,8 @@ import Testing
         for form in forms {
             let foundation = try? decoder.decode([Date].self, from: JSONEncoder().encode([form])).first
             let ours = try? JSONDate.parse(form, field: "time")
-            #expect(ours == foundation, "\(form): ours \(String(describing: ours)), Foundation's \(String(describing: foundation))")
+            let agree = ours == foundation
+            #expect(agree, "\(form): ours \(String(describing: ours)), Foundation's \(String(describing: foundation))")
         }
         // Every second of a few random days, read the fast way, is what Foundation reads.
         var generator = SystemRandomNumberGenerator()

@@ -6,7 +6,7 @@ import Foundation
 /// bytes need it: an object that names a key twice (`JSONDecoder` keeps the first value, Python's
 /// `json` and most others the last, so two readers would see two notices). UTF-16 and UTF-32 files,
 /// which `JSONDecoder` also detects, are refused; Cohort never writes them.
-indirect enum JSONValue: Equatable {
+enum JSONValue: Equatable {
     case string(String)
     /// The number's text, as written (checked against JSON's grammar).
     case number(String)
@@ -61,6 +61,38 @@ extension Dictionary where Key == String, Value == JSONValue {
             throw JSONFailure("bad value at '\(key)'")
         }
         return value
+    }
+
+    /// `true` or `false`, nothing else (as `JSONDecoder` reads `Bool`).
+    func bool(_ key: String) throws(JSONFailure) -> Bool {
+        guard case .bool(let value) = try field(key) else { throw JSONFailure("wrong type at '\(key)'") }
+        return value
+    }
+
+    /// A field `Codable` reads with `decodeIfPresent`: absent or `null` is nil, any other type fails.
+    func optionalString(_ key: String) throws(JSONFailure) -> String? {
+        guard let value = self[key], value != .null else { return nil }
+        guard case .string(let text) = value else { throw JSONFailure("wrong type at '\(key)'") }
+        return text
+    }
+
+    /// As `optionalString`, for an integer.
+    func optionalInteger(_ key: String) throws(JSONFailure) -> Int? {
+        guard let value = self[key], value != .null else { return nil }
+        return try integer(key)
+    }
+
+    /// A string that must be one of `T`'s raw values.
+    func value<T: RawRepresentable>(_ key: String, as type: T.Type) throws(JSONFailure) -> T where T.RawValue == String {
+        guard let value = T(rawValue: try string(key)) else { throw JSONFailure("bad value at '\(key)'") }
+        return value
+    }
+
+    /// An array whose items are all objects.
+    func objects(_ key: String) throws(JSONFailure) -> [[String: JSONValue]] {
+        var objects: [[String: JSONValue]] = []
+        for item in try array(key) { objects.append(try item.object(key)) }
+        return objects
     }
 
     func array(_ key: String) throws(JSONFailure) -> [JSONValue] {

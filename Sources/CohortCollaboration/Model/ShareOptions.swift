@@ -73,6 +73,11 @@ public struct ShareOptions: Codable, Hashable, Sendable {
         return ShareOptions(unchecked: groups, summary: summary)
     }
 
+    /// Groups as a reader found them, checked later (`validate`), as after `Codable`.
+    init(decoded groups: [OptionsGroup], summary: String) {
+        self.init(unchecked: groups, summary: summary)
+    }
+
     private init(unchecked groups: [OptionsGroup], summary: String) {
         self.groups = groups
         self.summary = summary
