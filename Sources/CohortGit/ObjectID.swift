@@ -35,11 +35,23 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
 
     public var isZero: Bool { self == .zero }
 
+    /// The 20 bytes as two 64-bit words and a 32-bit one: compared and hashed a word at a time (sets
+    /// and maps of ids are in every walk and verification), all of them, so hashing keeps its strength.
+    private var words: (UInt64, UInt64, UInt32) {
+        withUnsafeBytes(of: raw.id) {
+            ($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+             $0.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
+        }
+    }
+
     public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
-        withUnsafeBytes(of: lhs.raw.id) { a in withUnsafeBytes(of: rhs.raw.id) { b in a.elementsEqual(b) } }
+        lhs.words == rhs.words
     }
 
     public func hash(into hasher: inout Hasher) {
-        withUnsafeBytes(of: raw.id) { hasher.combine(bytes: $0) }
+        let (a, b, c) = words
+        hasher.combine(a)
+        hasher.combine(b)
+        hasher.combine(c)
     }
 }

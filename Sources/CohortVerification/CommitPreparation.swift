@@ -145,35 +145,77 @@ enum CommitPreparation {
         try Envelope.open(repository.blob(blob, maxBytes: Notice.maxEnvelopeBytes), as: Notice.self, path: path)
     }
 
-    /// The notices `added`, each opened (its JSON read, its signature checked). The blobs are read on
-    /// this thread, a chunk at a time (a repository handle is never shared between threads); their
-    /// envelopes are opened on up to `threads` threads when there are enough of them.
+    /// The notices `added`, each opened (its JSON read, its signature checked), a chunk at a time.
+    /// With enough of them, one thread reads the blobs in order (a repository handle is only ever
+    /// used by one thread at a time) while up to `threads` open those already read; the reader joins
+    /// them once it is done. Otherwise they are read and opened here.
     static func openNotices(_ added: [(blob: ObjectID, path: String)], in repository: Repository,
                             threads: Int) -> [ObjectID: Result<Opened<Notice>, CohortError>] {
         var notices: [ObjectID: Result<Opened<Notice>, CohortError>] = [:]
         for start in stride(from: 0, to: added.count, by: noticeChunk) {
-            let chunk = added[start..<min(start + noticeChunk, added.count)].map { item in
-                (item.blob, item.path, Result { try repository.blob(item.blob, maxBytes: Notice.maxEnvelopeBytes) }.mapCohortError())
+            let chunk = Array(added[start..<min(start + noticeChunk, added.count)])
+            let read: (Int) -> Result<Data, CohortError> = { index in
+                Result { try repository.blob(chunk[index].blob, maxBytes: Notice.maxEnvelopeBytes) }.mapCohortError()
             }
-            let open: @Sendable (Int) -> Result<Opened<Notice>, CohortError> = { index in
-                Result { try Envelope.open(chunk[index].2.get(), as: Notice.self, path: chunk[index].1) }.mapCohortError()
+            let open: @Sendable (Int, Result<Data, CohortError>) -> Result<Opened<Notice>, CohortError> = { index, file in
+                Result { try Envelope.open(file.get(), as: Notice.self, path: chunk[index].path) }.mapCohortError()
             }
             let used = min(threads, chunk.count / noticesPerThread)
             let opened: [Result<Opened<Notice>, CohortError>]
             if used > 1 {
+                let files = Slots<Result<Data, CohortError>>(count: chunk.count)
                 let slots = Slots<Result<Opened<Notice>, CohortError>>(count: chunk.count)
-                DispatchQueue.concurrentPerform(iterations: used) { part in
-                    for index in stride(from: part, to: chunk.count, by: used) { slots.set(index, open(index)) }
+                let queue = ReadQueue(count: chunk.count)
+                // Part 0 is the first any thread takes, so the reader always runs, whatever the width.
+                nonisolated(unsafe) let reader = read
+                DispatchQueue.concurrentPerform(iterations: used + 1) { part in
+                    if part == 0 {
+                        for index in chunk.indices {
+                            files.set(index, reader(index))
+                            queue.published(index + 1)
+                        }
+                    }
+                    while let index = queue.next() { slots.set(index, open(index, files.value(index))) }
                 }
                 opened = slots.values
             } else {
-                opened = chunk.indices.map(open)
+                opened = chunk.indices.map { open($0, read($0)) }
             }
-            for (index, item) in chunk.enumerated() where notices[item.0] == nil {
-                notices[item.0] = opened[index]
+            for (index, item) in chunk.enumerated() where notices[item.blob] == nil {
+                notices[item.blob] = opened[index]
             }
         }
         return notices
+    }
+}
+
+/// Hands out, in order, the items one thread has read so far; waits while the next is still to come.
+private final class ReadQueue: @unchecked Sendable {
+    private let condition = NSCondition()
+    private let count: Int
+    private var read = 0
+    private var taken = 0
+
+    init(count: Int) {
+        self.count = count
+    }
+
+    /// The first `read` items are ready.
+    func published(_ read: Int) {
+        condition.lock()
+        self.read = read
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next item to open, or nil when every one is taken.
+    func next() -> Int? {
+        condition.lock()
+        defer { condition.unlock() }
+        while taken >= read, read < count { condition.wait() }
+        guard taken < count else { return nil }
+        taken += 1
+        return taken - 1
     }
 }
 
@@ -213,6 +255,11 @@ private final class Slots<Value: Sendable>: @unchecked Sendable {
     func set(_ index: Int, _ value: Value) {
         precondition(index >= 0 && index < count)
         storage[index] = value
+    }
+
+    func value(_ index: Int) -> Value {
+        precondition(index >= 0 && index < count)
+        return storage[index]!
     }
 
     var values: [Value] {

@@ -405,6 +405,21 @@ import Testing
         try expectOneVerdict(server, bo, home: scenario.bo.home, attack: id, good: good, code: .badSignature, at: id)
     }
 
+    /// A commit larger than any Cohort reads (`Repository.maxCommitBytes`), signed with a participant's
+    /// real key over its whole message: refused for its size everywhere, before its signature is
+    /// checked (commits are read whole once, with no header read first).
+    @Test func anOversizedSignedCommitIsRefused() throws {
+        let (server, bo, good, tree) = try boAddingFile("x.md")
+        let scenario = server.scenario
+        let message = "big\n\n" + String(repeating: "a line of an oversized message\n", count: Repository.maxCommitBytes / 31 + 10)
+        let made = try Attacks.unsignedCommit(tree: tree, parents: [good], message: message, signer: signer(scenario.bo.home, in: bo), in: bo)
+        let id = try Attacks.writeObject(Attacks.signedCommit(made.bytes, signatures: [("gpgsig", made.armored)]), type: "commit", in: bo)
+        try Attacks.point(bo, at: id)
+        #expect(try run("git", ["cat-file", "-s", id.hex], in: bo.directory).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            .count >= 7, "the commit is not over 1 MiB")
+        try expectOneVerdict(server, bo, home: scenario.bo.home, attack: id, good: good, code: .tooLarge, at: id)
+    }
+
     /// A participant's real signature over a commit whose author line libgit2 cannot read: the same
     /// refusal everywhere, with or without a commit-graph (which lets libgit2's history walk take a
     /// commit's parents without parsing it, so Cohort's own reading of the commit meets it first).
