@@ -90,6 +90,8 @@ public final class PushVerifier {
                                         pushed: CollaborationState?, verifier: HistoryVerifier) throws -> [PushRejection] {
         let states = [current, pushed].compactMap { $0 }
         guard !states.isEmpty else { return [] }
+        // The same few roots sign thousands of commits: each is looked up once.
+        var allowedRoots = Set<RootHash>()
         for (id, ref) in commits {
             // Commits verified in this run have their signer; remembered ones were verified before,
             // so their trailer's root is theirs.
@@ -99,11 +101,13 @@ public final class PushVerifier {
             } catch let error as CohortError {
                 return [PushRejection(commit: id, ref: ref, error: error)]
             }
+            if allowedRoots.contains(root) { continue }
             let rotationOnly = verifier.isOnlySelfRotation(id)
             let allowed = states.contains { state in
                 guard let participant = state.participant(root) else { return false }
                 return rotationOnly || participant.permission == .readWrite
             }
+            if allowed, !rotationOnly { allowedRoots.insert(root) }
             if !allowed {
                 let newest = states.max { $0.membership.version < $1.membership.version }
                 let removed = newest?.directory.status(of: root) == .revoked
