@@ -105,17 +105,17 @@ extension Repository {
     /// Largest commit object read, in bytes (a commit is a few hundred bytes plus its message).
     public static let maxCommitBytes = 1 << 20
 
-    /// Reads commit `id`, with its signature if it has one; refuses commits over `maxCommitBytes`.
-    /// The object is read once, whole, with no header read first: every commit this is asked for was
-    /// reached by a libgit2 walk or lookup, which reads commits whole, so a header would bound nothing
-    /// more and costs a second pass down the object's delta chain (a fifth of reading it). Its tree,
-    /// parents and message as libgit2 parses them (`Commit.parse`), its signature as stock git finds it.
+    /// Reads commit `id`, with its signature if it has one; refuses commits over `maxCommitBytes`
+    /// before inflating them (a walk need not have read it: with a commit-graph, libgit2 takes a
+    /// commit's parents from the graph). The object is read once: its tree, parents and message as
+    /// libgit2 parses them (`Commit.parse`), its signature as stock git finds it.
     public func commit(_ id: ObjectID) throws -> Commit {
-        let (raw, type) = try rawObjectAndType(id)
-        guard type == GIT_OBJECT_COMMIT else { throw CohortError(.malformed, "object \(id.hex) is not a commit") }
-        guard raw.count <= Self.maxCommitBytes else {
-            throw CohortError(.tooLarge, "commit \(id.hex) is \(raw.count) bytes, more than the \(Self.maxCommitBytes) allowed")
+        let header = try objectHeader(id)
+        guard header.type == GIT_OBJECT_COMMIT else { throw CohortError(.malformed, "object \(id.hex) is not a commit") }
+        guard header.size <= Self.maxCommitBytes else {
+            throw CohortError(.tooLarge, "commit \(id.hex) is \(header.size) bytes, more than the \(Self.maxCommitBytes) allowed")
         }
+        let raw = try rawObject(id)
         let (tree, parents, message) = try Commit.parse(raw, id: id)
         // libgit2's own extraction also looks in the message body, which `git verify-commit` never does.
         return Commit(id: id, tree: tree, parents: parents, message: message, signature: try CommitSignature.split(raw))

@@ -48,11 +48,6 @@ extension Repository {
 
     /// The raw content of object `id`, whose size the caller has checked.
     func rawObject(_ id: ObjectID) throws -> Data {
-        try rawObjectAndType(id).data
-    }
-
-    /// The raw content and type of object `id`, read whole: for objects libgit2 has read whole before.
-    func rawObjectAndType(_ id: ObjectID) throws -> (data: Data, type: git_object_t) {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, pointer), "cannot open the object database")
         defer { git_odb_free(odb) }
@@ -60,9 +55,8 @@ extension Repository {
         var oid = id.raw
         try check(git_odb_read(&object, odb, &oid), "cannot read object \(id.hex)")
         defer { git_odb_object_free(object) }
-        let type = git_odb_object_type(object)
-        guard let data = git_odb_object_data(object) else { return (Data(), type) }
-        return (Data(bytes: data, count: git_odb_object_size(object)), type)
+        guard let data = git_odb_object_data(object) else { return Data() }
+        return Data(bytes: data, count: git_odb_object_size(object))
     }
 
     /// The content of blob `id`, refused (before it is inflated) if larger than `maxBytes`.

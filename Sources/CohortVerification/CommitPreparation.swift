@@ -166,10 +166,10 @@ enum CommitPreparation {
                 let files = Slots<Result<Data, CohortError>>(count: chunk.count)
                 let slots = Slots<Result<Opened<Notice>, CohortError>>(count: chunk.count)
                 let queue = ReadQueue(count: chunk.count)
-                // Part 0 is the first any thread takes, so the reader always runs, whatever the width.
+                // Whichever part runs first reads, so the reader always runs, whatever the width.
                 nonisolated(unsafe) let reader = read
-                DispatchQueue.concurrentPerform(iterations: used + 1) { part in
-                    if part == 0 {
+                DispatchQueue.concurrentPerform(iterations: used + 1) { _ in
+                    if queue.claimReader() {
                         for index in chunk.indices {
                             files.set(index, reader(index))
                             queue.published(index + 1)
@@ -195,9 +195,19 @@ private final class ReadQueue: @unchecked Sendable {
     private let count: Int
     private var read = 0
     private var taken = 0
+    private var readerClaimed = false
 
     init(count: Int) {
         self.count = count
+    }
+
+    /// True for the first caller only: it reads every item, then opens as the others do.
+    func claimReader() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !readerClaimed else { return false }
+        readerClaimed = true
+        return true
     }
 
     /// The first `read` items are ready.

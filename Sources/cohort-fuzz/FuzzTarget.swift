@@ -13,7 +13,7 @@ enum FuzzTarget: String, CaseIterable {
     case envelope, sshsig, commit, trailer, card, enrollment, proof, challenge, token
     case serverJSON = "server-json"
     case gzip, path
-    /// The JSON reader of envelopes and notices, and a notice's fields read from its payload.
+    /// The JSON reader of envelopes and signed files, and a notice's, a membership's and a collaboration file's fields read from it.
     case json
     /// A key's table of multiples (`CP256`) against swift-crypto: key number, r ‖ s, then the message.
     case p256
@@ -37,7 +37,11 @@ enum FuzzTarget: String, CaseIterable {
                 _ = try? opened.value.validate()
             }
         case .json:
-            if let value = try? JSONValue.parse(data), case .object(let fields) = value { _ = try? Notice(json: fields) }
+            if let value = try? JSONValue.parse(data), case .object(let fields) = value {
+                _ = try? Notice(json: fields)
+                _ = try? Membership(json: fields)
+                _ = try? CollaborationFile(json: fields)
+            }
         case .sshsig:
             _ = try? SSHSignature.verify(text, message: Data("message".utf8))
         case .commit:

@@ -78,11 +78,45 @@ import Testing
             }
             try walk(original, { $0 ?? NSNull() }, "")
         }
-        try variants(of: payload(CohortLayout.collaboration, as: CollaborationFile.self), as: CollaborationFile.self)
+        let collaboration = try payload(CohortLayout.collaboration, as: CollaborationFile.self)
+        try variants(of: collaboration, as: CollaborationFile.self)
         let members = try payload(CohortLayout.members, as: Membership.self)
         #expect(String(decoding: members, as: UTF8.self).contains("removedBy"))
         try variants(of: members, as: Membership.self)
         #expect(cases > 500)
+        // Optional fields absent from the files as written, and integers spelled every way JSON allows.
+        let numbers = ["1", "0", "-0", "1.0", "1e0", "10E-1", "0.1e1", "2.5", "-1", "1e3", "9007199254740991", "null", "\"1\"", "true", "[]"]
+        let text = String(decoding: collaboration, as: UTF8.self)
+        #expect(!text.contains("\"revision\""))
+        for number in numbers {
+            compare(Data(text.replacingOccurrences(of: "{\"createdAt\"", with: "{\"revision\":\(number),\"createdAt\"").utf8), as: CollaborationFile.self, "revision \(number)")
+        }
+        let version = try #require(String(decoding: members, as: UTF8.self).firstRange(of: /"version":[0-9]+/))
+        for number in numbers {
+            var spelled = String(decoding: members, as: UTF8.self)
+            spelled.replaceSubrange(version, with: "\"version\":\(number)")
+            compare(Data(spelled.utf8), as: Membership.self, "version \(number)")
+        }
+        // From 2^53 on, Foundation reads an integer through Decimal; Cohort's reader refuses it.
+        var huge = String(decoding: members, as: UTF8.self)
+        huge.replaceSubrange(version, with: "\"version\":1e16")
+        #expect(throws: JSONFailure.self) { try Membership(json: JSONValue.parse(Data(huge.utf8)).object("payload")) }
+    }
+
+    /// JSON nested as deep as the reader allows opens on a thread with a small stack (512 KiB, a
+    /// secondary thread's on Apple's systems), where notices are opened.
+    @Test func deepNestingFitsASmallStack() throws {
+        let deep = Data((String(repeating: "[", count: JSONValue.maxDepth - 1) + String(repeating: "]", count: JSONValue.maxDepth - 1)).utf8)
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var parsed = false
+        let thread = Thread {
+            parsed = (try? JSONValue.parse(deep)) != nil
+            done.signal()
+        }
+        thread.stackSize = 512 << 10
+        thread.start()
+        done.wait()
+        #expect(parsed)
     }
 
     @Test func datesOutsideTheUsualFormAgreeWithFoundation() throws {

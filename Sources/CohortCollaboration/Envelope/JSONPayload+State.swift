@@ -4,7 +4,10 @@ import Foundation
 // The collaboration file and the membership, read as `JSONPayload`s: every state a verifier reads
 // (each push reads the branch's) then skips Foundation's decoder and the type lookups its first use
 // costs in a fresh process. Fields, types, optionals (absent or `null`) and refusals are the
-// synthesized `Codable` ones; `EnvelopeReadingTests` holds both readers to the same answers.
+// synthesized `Codable` ones, with one refusal more: an integer field (`version`, `revision`) from
+// 2^53 on, which `JSONDecoder` reads through `Decimal` (dropping any fraction), is refused as
+// `JSONValue.integer` refuses it; no valid file comes near. `EnvelopeReadingTests` holds both
+// readers to the same answers.
 
 extension CollaborationFile: JSONPayload {
     init(json: [String: JSONValue]) throws(JSONFailure) {
