@@ -290,32 +290,30 @@ import Testing
         try expectOneVerdict(server, cy, home: scenario.cy.home, attack: merge, good: commented, code: .notPermitted, at: merge)
     }
 
-    @Test func aRememberedCommitStillMeetsTheCurrentMembership() throws {
+    /// Bo's clone and a commit of his the hook remembers (pushed to a branch while he was in, the
+    /// branch then deleted), once the owner has removed him.
+    func bosRememberedCommitAfterHisRemoval() throws -> (HookServer, Workspace, work: ObjectID) {
         let server = try HookServer(transport: .local)
         let scenario = server.scenario
         let bo = try server.clone("bo", for: scenario.bo)
         try scenario.write("tmp\n", to: "tmp.md", in: bo)
         let work = try #require(try bo.commitChanges(message: "on a branch")).commit
-        // Bo pushes it to a branch while he is in, then deletes the branch: the hook remembers it.
         #expect(try server.push(bo, refspec: "\(work.hex):refs/heads/tmp").status == 0)
         #expect(try server.push(bo, refspec: ":refs/heads/tmp").status == 0)
         _ = try scenario.owner.removeParticipants(["bo@example.com"])
         try server.expectAccepted(scenario.owner)
+        return (server, bo, work)
+    }
+
+    @Test func aRememberedCommitStillMeetsTheCurrentMembership() throws {
+        let (server, bo, work) = try bosRememberedCommitAfterHisRemoval()
         try server.expectRefused(bo, "E_REVOKED", at: work, refspec: "\(work.hex):refs/heads/again", ref: "refs/heads/again")
     }
 
     /// The same remembered commit under two branches and an annotated tag in one push: each update
     /// reaches it, the hook lists it once, and it still meets the current membership.
     @Test func aRememberedCommitUnderSeveralRefsAtOnceStillMeetsTheCurrentMembership() throws {
-        let server = try HookServer(transport: .local)
-        let scenario = server.scenario
-        let bo = try server.clone("bo", for: scenario.bo)
-        try scenario.write("tmp\n", to: "tmp.md", in: bo)
-        let work = try #require(try bo.commitChanges(message: "on a branch")).commit
-        #expect(try server.push(bo, refspec: "\(work.hex):refs/heads/tmp").status == 0)
-        #expect(try server.push(bo, refspec: ":refs/heads/tmp").status == 0)
-        _ = try scenario.owner.removeParticipants(["bo@example.com"])
-        try server.expectAccepted(scenario.owner)
+        let (server, bo, work) = try bosRememberedCommitAfterHisRemoval()
         #expect(try run("git", ["tag", "-a", "-m", "again", "again", work.hex], in: bo.directory).status == 0)
         let result = try run("git", ["push", "--porcelain", server.remote, "\(work.hex):refs/heads/a", "\(work.hex):refs/heads/b",
                                      "refs/tags/again:refs/tags/again"], in: bo.directory)

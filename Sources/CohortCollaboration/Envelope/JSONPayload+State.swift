@@ -39,7 +39,7 @@ extension ShareOptions {
             groups.append(OptionsGroup(identifier: try group.string("identifier"), title: try group.string("title"),
                                        kind: try group.value("kind", as: OptionsGroup.Kind.self), options: options))
         }
-        self.init(decoded: groups, summary: try json.string("summary"))
+        self.init(unchecked: groups, summary: try json.string("summary"))
     }
 }
 

@@ -73,12 +73,9 @@ public struct ShareOptions: Codable, Hashable, Sendable {
         return ShareOptions(unchecked: groups, summary: summary)
     }
 
-    /// Groups as a reader found them, checked later (`validate`), as after `Codable`.
-    init(decoded groups: [OptionsGroup], summary: String) {
-        self.init(unchecked: groups, summary: summary)
-    }
-
-    private init(unchecked groups: [OptionsGroup], summary: String) {
+    /// Groups taken as they are: the defaults, valid by construction, and groups as a reader found
+    /// them, checked later (`validate`), as after `Codable`.
+    init(unchecked groups: [OptionsGroup], summary: String) {
         self.groups = groups
         self.summary = summary
     }
