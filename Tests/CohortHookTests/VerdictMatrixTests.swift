@@ -366,6 +366,36 @@ import Testing
         try expectSyncRefuses(server, bo, attack: attack, code: .notPermitted)
     }
 
+    /// A sync of 100 notices, all Bo's, one in the middle padded past the largest notice Cohort reads:
+    /// while one thread reads the blobs and the others open them, that one is refused for its size at
+    /// that commit, the same everywhere, and the owner's sync keeps every byte of her edit.
+    @Test func aSyncSizedCommitWithOneOversizedNoticeIsRefused() throws {
+        let (server, bo, good) = try cloned(by: \.bo)
+        let scenario = server.scenario
+        let me = try signer(scenario.bo.home, in: bo)
+        let attack = try forge(bo, signer: me, files: Attacks.noticeFiles(100, by: me, in: scenario.identifier, oversizedAt: 41))
+        try expectOneVerdict(server, bo, home: scenario.bo.home, attack: attack, good: good, code: .tooLarge, at: attack)
+        try expectSyncRefuses(server, bo, attack: attack, code: .tooLarge)
+    }
+
+    /// The owner's own next membership, signed with her real key, its `version` spelled `1e16` (a
+    /// number Foundation's decoder reads through `Decimal`): refused as malformed everywhere, so no
+    /// two readers of the file can disagree about it.
+    @Test func aMembershipVersionSpelledAsAHugeNumberIsRefused() throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let owner = scenario.owner
+        let good = try owner.head().commit
+        let ann = try signer(scenario.ann.home, in: owner)
+        let state = try owner.state()
+        var next = state.membership
+        next.version += 1
+        next.previous = state.membershipDigest
+        let payload = try Attacks.payload(next, by: ann, spelling: "version", as: "1e16")
+        let attack = try forge(owner, signer: ann, files: [CohortLayout.members: Attacks.envelope(payload: payload, type: Membership.payloadType, by: ann)])
+        try expectOneVerdict(server, owner, home: scenario.ann.home, attack: attack, good: good, code: .malformed, at: attack)
+    }
+
     /// The same commit's 100 notices, all Bo's and well formed, under a commit signed with Cy's key
     /// and Bo's proof: refused for its signature (its notices are never opened), the same everywhere;
     /// a stranger's commit of 100 notices likewise; and the first as the side of a merge Bo signs

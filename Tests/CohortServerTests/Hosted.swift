@@ -1,3 +1,4 @@
+import CohortCollaboration
 import CohortGit
 import CohortIdentity
 import CohortTestSupport
@@ -76,13 +77,20 @@ final class Hosted: @unchecked Sendable {
     /// Bo's `cohort clone` of the collaboration, its tip, and on top a sync-sized commit signed with
     /// Bo's real key whose notice `foreignAt` (of 100) is signed by Cy: an attack to push.
     func boForgingAForeignNotice(at foreignAt: Int) throws -> (folder: URL, bo: Workspace, tip: ObjectID, attack: ObjectID) {
+        try boForging { me, cy in try Attacks.noticeFiles(100, by: me, in: self.scenario.identifier, foreign: cy, at: foreignAt) }
+    }
+
+    /// Bo's clone through the server, and a commit he signs (outside `cohort commit`) of the files
+    /// `files` gives from his signer and Cy's.
+    func boForging(_ files: (CollaborationSigner, CollaborationSigner) throws -> [String: Data]) throws
+        -> (folder: URL, bo: Workspace, tip: ObjectID, attack: ObjectID) {
         let folder = temp.path("bo")
         #expect(try cohort(["clone", link, folder.path], as: scenario.bo.home).status == 0)
         let bo = try Workspace(containing: folder, home: scenario.bo.home)
         let tip = try bo.head().commit
         let me = try signer(scenario.bo.home, in: bo)
         let cy = try signer(scenario.cy.home, in: bo)
-        let attack = try forge(bo, signer: me, files: Attacks.noticeFiles(100, by: me, in: scenario.identifier, foreign: cy, at: foreignAt))
+        let attack = try forge(bo, signer: me, files: files(me, cy))
         return (folder, bo, tip, attack)
     }
 

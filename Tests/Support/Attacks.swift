@@ -126,6 +126,31 @@ public enum Attacks {
         return Data((text + ",\"\(key)\":\(json)}").utf8)
     }
 
+    /// The payload of `value` signed by `signer`, with the whole number at top-level `key` spelled as
+    /// the JSON text `json` instead (`1e16`, `4.0`): what another JSON reader could read differently.
+    public static func payload<P: SignedPayload>(_ value: P, by signer: CollaborationSigner, spelling key: String, as json: String) throws -> Data {
+        var signed = value
+        signed.signer = signer.signer
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        var text = String(decoding: try encoder.encode(signed), as: UTF8.self)
+        guard let number = text.firstRange(of: try Regex("\"\(key)\":-?[0-9]+")) else {
+            throw CohortError(.malformed, "the payload has no whole number at '\(key)'")
+        }
+        text.replaceSubrange(number, with: "\"\(key)\":\(json)")
+        return Data(text.utf8)
+    }
+
+    /// `noticeFiles` with, at `index`, `signer`'s well-formed notice padded past the largest notice
+    /// envelope Cohort reads (`Notice.maxEnvelopeBytes`).
+    public static func noticeFiles(_ count: Int, by signer: CollaborationSigner, in collaboration: String, oversizedAt index: Int) throws -> [String: Data] {
+        try noticeFiles(count, by: signer, in: collaboration, odd: (index, { notice in
+            let file = try Envelope.seal(notice, by: signer).fileData()
+            return (notice.path, file + Data(repeating: 0x20, count: Notice.maxEnvelopeBytes + 1 - file.count))
+        }))
+    }
+
     /// The files of `count` content.edited notices signed by `signer` (a sync of that many edits, made
     /// outside `cohort commit`), keyed by path; at `odd.index`, `odd.file` gives the path and bytes
     /// written instead of that notice's.
