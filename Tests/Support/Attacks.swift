@@ -116,12 +116,7 @@ public enum Attacks {
     /// The payload of `value` signed by `signer`, with `key` named a second time, its value the JSON
     /// text `json`.
     public static func payload<P: SignedPayload>(_ value: P, by signer: CollaborationSigner, namingAgain key: String, as json: String) throws -> Data {
-        var signed = value
-        signed.signer = signer.signer
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        var text = String(decoding: try encoder.encode(signed), as: UTF8.self)
+        var text = try payloadText(value, by: signer)
         text.removeLast()
         return Data((text + ",\"\(key)\":\(json)}").utf8)
     }
@@ -129,17 +124,22 @@ public enum Attacks {
     /// The payload of `value` signed by `signer`, with the whole number at top-level `key` spelled as
     /// the JSON text `json` instead (`1e16`, `4.0`): what another JSON reader could read differently.
     public static func payload<P: SignedPayload>(_ value: P, by signer: CollaborationSigner, spelling key: String, as json: String) throws -> Data {
-        var signed = value
-        signed.signer = signer.signer
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        var text = String(decoding: try encoder.encode(signed), as: UTF8.self)
+        var text = try payloadText(value, by: signer)
         guard let number = text.firstRange(of: try Regex("\"\(key)\":-?[0-9]+")) else {
             throw CohortError(.malformed, "the payload has no whole number at '\(key)'")
         }
         text.replaceSubrange(number, with: "\"\(key)\":\(json)")
         return Data(text.utf8)
+    }
+
+    /// `value`'s payload as `Envelope.seal` writes it, signed by `signer`.
+    private static func payloadText<P: SignedPayload>(_ value: P, by signer: CollaborationSigner) throws -> String {
+        var signed = value
+        signed.signer = signer.signer
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(signed), as: UTF8.self)
     }
 
     /// `noticeFiles` with, at `index`, `signer`'s well-formed notice padded past the largest notice
