@@ -72,11 +72,12 @@ extension Repository {
     /// and descending only into subtrees whose ids differ: much cheaper than a git diff when a few
     /// files change in a large tree. No rename detection; paths are relative to the trees. Refuses
     /// (`E_MALFORMED`) trees nested deeper than `maxDepth` or more than `maxChanges` changes, before
-    /// reading further.
+    /// reading further. `found`, when given, sees each change as the walk finds it, in the order of
+    /// the list returned (the walk stops at what it throws).
     public func treeChanges(from old: ObjectID?, to new: ObjectID?, maxDepth: Int = 64, maxChanges: Int = 1_000_000,
-                            memo: TreeMemo? = nil) throws -> [Change] {
+                            memo: TreeMemo? = nil, found: ((Change) throws -> Void)? = nil) throws -> [Change] {
         var changes: [Change] = []
-        var walk = TreeWalk(maxDepth: maxDepth, maxChanges: maxChanges, memo: memo)
+        var walk = TreeWalk(maxDepth: maxDepth, maxChanges: maxChanges, memo: memo, found: found)
         try collectChanges(from: old, to: new, prefix: "", depth: 1, walk: &walk, into: &changes)
         return changes
     }
@@ -85,6 +86,12 @@ extension Repository {
         let maxDepth: Int
         let maxChanges: Int
         let memo: TreeMemo?
+        let found: ((Change) throws -> Void)?
+
+        func record(_ change: Change, into changes: inout [Change]) throws {
+            changes.append(change)
+            try found?(change)
+        }
     }
 
     private func collectChanges(from old: ObjectID?, to new: ObjectID?, prefix: String, depth: Int, walk: inout TreeWalk, into changes: inout [Change]) throws {
@@ -107,9 +114,9 @@ extension Repository {
                             try collectChanges(from: ObjectID(git_tree_entry_id(before)), to: ObjectID(git_tree_entry_id(after)),
                                                prefix: path + "/", depth: depth + 1, walk: &walk, into: &changes)
                         } else {
-                            changes.append(Change(kind: .modified, oldPath: path, newPath: path,
-                                                  oldID: ObjectID(git_tree_entry_id(before)), newID: ObjectID(git_tree_entry_id(after)),
-                                                  newMode: git_tree_entry_filemode(after).rawValue))
+                            try walk.record(Change(kind: .modified, oldPath: path, newPath: path,
+                                                   oldID: ObjectID(git_tree_entry_id(before)), newID: ObjectID(git_tree_entry_id(after)),
+                                                   newMode: git_tree_entry_filemode(after).rawValue), into: &changes)
                         }
                     } else if let before {
                         try entryChange(before, added: false, prefix: prefix, depth: depth, walk: &walk, into: &changes)
@@ -139,9 +146,10 @@ extension Repository {
         if git_tree_entry_type(entry) == GIT_OBJECT_TREE {
             try collectChanges(from: added ? nil : id, to: added ? id : nil, prefix: path + "/", depth: depth + 1, walk: &walk, into: &changes)
         } else if added {
-            changes.append(Change(kind: .added, oldPath: nil, newPath: path, oldID: nil, newID: id, newMode: git_tree_entry_filemode(entry).rawValue))
+            try walk.record(Change(kind: .added, oldPath: nil, newPath: path, oldID: nil, newID: id, newMode: git_tree_entry_filemode(entry).rawValue),
+                            into: &changes)
         } else {
-            changes.append(Change(kind: .deleted, oldPath: path, newPath: nil, oldID: id, newID: nil))
+            try walk.record(Change(kind: .deleted, oldPath: path, newPath: nil, oldID: id, newID: nil), into: &changes)
         }
     }
 

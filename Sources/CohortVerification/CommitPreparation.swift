@@ -40,17 +40,33 @@ enum CommitPreparation {
     /// Notice blobs read (and held) at a time when a commit adds many.
     static let noticeChunk = 512
 
-    /// Prepares commit `id`, opening the notices it adds only with `openingNotices` (ahead, on a
-    /// pipeline's thread). A commit whose own signature fails is prepared no further: the rules refuse
-    /// it for that first, and reading its trees and envelopes would only hand whoever pushes it a
-    /// cheap way to load the server.
-    static func prepare(_ id: ObjectID, in repository: Repository, memo: TreeMemo? = nil, openingNotices: Bool) throws -> PreparedCommit {
+    /// When `prepare` opens the notices a commit adds.
+    enum NoticeOpening {
+        /// Not at all: the rules open them once the signer may commit (`HistoryVerifier.openAdded`).
+        case later
+        /// After the changes are known, on this thread (a pipeline's worker: the other cores have
+        /// commits of their own).
+        case here
+        /// As the walk of the changes finds them, on `threads` other threads, when the commit's signer
+        /// passes `when` (a participant of the state the commit starts from): the rules' thread
+        /// reads the trees and the blobs meanwhile.
+        case alongside(threads: Int, when: (Commit, CommitSigner) -> Bool)
+    }
+
+    /// Prepares commit `id`, opening the notices it adds as `opening` says. A commit whose own
+    /// signature fails is prepared no further: the rules refuse it for that first, and reading its
+    /// trees and envelopes would only hand whoever pushes it a cheap way to load the server.
+    static func prepare(_ id: ObjectID, in repository: Repository, memo: TreeMemo? = nil, opening: NoticeOpening) throws -> PreparedCommit {
         let commit = try repository.commit(id)
         memo?.note(commit: id, tree: commit.tree)
         let signer = Result { try Self.signer(of: commit) }.mapCohortError()
         if case .failure(let refusal) = signer {
             return PreparedCommit(commit: commit, signer: signer, cohortTree: .failure(refusal), cohortChanges: .failure(refusal),
                                   paths: .failure(refusal), added: [], notices: [:])
+        }
+        var stream: NoticeStream?
+        if case .alongside(let threads, let when) = opening, threads > 0, let known = try? signer.get(), when(commit, known) {
+            stream = NoticeStream(threads: threads)
         }
         // Each root tree is read once: for the `.cohort` folders and for the paths.
         let root = Result { try repository.entries(ofTree: commit.tree, memo: memo) }.mapCohortError()
@@ -66,15 +82,23 @@ enum CommitPreparation {
                 }
                 return entry.id
             }
-            return try repository.treeChanges(from: parent, to: mine, maxDepth: 3, maxChanges: HistoryVerifier.maxCohortChanges, memo: memo)
+            return try repository.treeChanges(from: parent, to: mine, maxDepth: 3, maxChanges: HistoryVerifier.maxCohortChanges, memo: memo,
+                                              found: stream.map { stream in { change in
+                                                  guard let notice = addedNotice(change) else { return }
+                                                  stream.add(notice, file: Result { try repository.blob(notice.blob, maxBytes: Notice.maxEnvelopeBytes) }.mapCohortError())
+                                              } })
         }.mapCohortError()
-        var added: [(blob: ObjectID, path: String)] = []
-        for change in (try? changes.get()) ?? [] where change.kind == .added {
-            let path = CohortLayout.folder + "/" + (change.newPath ?? "")
-            guard let blob = change.newID, CohortLayout.isNoticePath(path) else { continue }
-            added.append((blob, path))
+        let added = ((try? changes.get()) ?? []).compactMap(addedNotice)
+        let notices: [ObjectID: Result<Opened<Notice>, CohortError>]
+        if let stream {
+            // Joined whatever happened; what was opened for changes that could not all be listed is dropped.
+            let opened = stream.finish()
+            notices = (try? changes.get()) == nil ? [:] : opened
+        } else if case .here = opening {
+            notices = openNotices(added, in: repository, threads: 1)
+        } else {
+            notices = [:]
         }
-        let notices = openingNotices ? openNotices(added, in: repository, threads: 1) : [:]
         let paths = Result { try checkPaths(root.get(), parent: parentRoot.get(), in: repository, memo: memo) }.mapCohortError()
         return PreparedCommit(commit: commit, signer: signer, cohortTree: cohortTree, cohortChanges: changes, paths: paths,
                               added: added, notices: notices)
@@ -139,6 +163,13 @@ enum CommitPreparation {
             throw CohortError(.malformed, "\(CohortLayout.folder)/ is missing from the commit")
         }
         return cohort.id
+    }
+
+    /// The notice `change` adds, if it adds one: its blob and its path from the top of the tree.
+    static func addedNotice(_ change: Change) -> (blob: ObjectID, path: String)? {
+        guard change.kind == .added, let blob = change.newID else { return nil }
+        let path = CohortLayout.folder + "/" + (change.newPath ?? "")
+        return CohortLayout.isNoticePath(path) ? (blob, path) : nil
     }
 
     static func openNotice(_ blob: ObjectID, path: String, in repository: Repository) throws -> Opened<Notice> {

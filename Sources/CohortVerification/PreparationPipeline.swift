@@ -74,7 +74,7 @@ final class PreparationPipeline: @unchecked Sendable {
             let end = min(start + CommitPreparation.run, ids.count)
             for position in start..<end {
                 guard !cancelled.load(ordering: .relaxed) else { return }
-                let prepared = handle.flatMap { try? CommitPreparation.prepare(ids[position], in: $0, memo: memo, openingNotices: true) }
+                let prepared = handle.flatMap { try? CommitPreparation.prepare(ids[position], in: $0, memo: memo, opening: .here) }
                 condition.lock()
                 done[position] = .some(prepared)
                 if let awaited, (start...position).contains(awaited), position - awaited + 1 >= Self.wakeAfter || position == end - 1 {

@@ -173,6 +173,9 @@ case "exchanges" where arguments.count >= 4:
     // with --addresses each from a client address of its own, through X-Forwarded-For.
     try await exchangeBenchmark(link: arguments[1], seconds: Double(arguments[2]) ?? 10, concurrency: Int(arguments[3]) ?? 8,
                                 addresses: arguments.dropFirst(4).contains("--addresses"))
+case "notice" where arguments.count >= 2:
+    // cohort-bench notice FILE [SECONDS]: the stages of opening one notice envelope.
+    try noticeBenchmark(file: URL(fileURLWithPath: arguments[1]), seconds: arguments.count > 2 ? Double(arguments[2]) ?? 1 : 1)
 case "floor":
     // cohort-bench floor [SECONDS]: one number, raw verifications per second on every core.
     let seconds = arguments.count > 1 ? Double(arguments[1]) ?? 1 : 1
@@ -182,6 +185,6 @@ case "table":
     let seconds = arguments.count > 1 ? Double(arguments[1]) ?? 1 : 1
     print(String(format: "%.0f", try tableRate(seconds: seconds, threads: ProcessInfo.processInfo.activeProcessorCount)))
 default:
-    FileHandle.standardError.write(Data("usage: cohort-bench identity [--seconds S] [--roots N] [--rounds R]\n       cohort-bench floor [SECONDS]\n       cohort-bench table [SECONDS]\n       cohort-bench history DIR COMMITS\n       cohort-bench sinks DIR COUNT WEBHOOK_URL SECRET\n       cohort-bench exchanges LINK SECONDS CONCURRENCY [--addresses]\n".utf8))
+    FileHandle.standardError.write(Data("usage: cohort-bench identity [--seconds S] [--roots N] [--rounds R]\n       cohort-bench floor [SECONDS]\n       cohort-bench table [SECONDS]\n       cohort-bench notice FILE [SECONDS]\n       cohort-bench history DIR COMMITS\n       cohort-bench sinks DIR COUNT WEBHOOK_URL SECRET\n       cohort-bench exchanges LINK SECONDS CONCURRENCY [--addresses]\n".utf8))
     exit(64)
 }

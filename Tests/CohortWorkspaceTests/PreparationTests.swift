@@ -77,6 +77,29 @@ import Testing
         }
     }
 
+    /// One commit adding more notices than are held read at a time (`CommitPreparation.noticeChunk`, 512):
+    /// the reader waits for the threads that open them, every notice is opened, and one far into the
+    /// list signed by someone else refuses the commit as in a short one.
+    @Test func oneCommitWithMoreNoticesThanAChunk() throws {
+        let scenario = try Scenario()
+        let owner = scenario.owner
+        let ann = try signer(owner.home, in: owner)
+        let bo = try signer(scenario.bo.home, in: owner)
+        let base = try owner.head().commit
+        let count = 2 * 512 + 37
+        let good = try forge(owner, signer: ann, files: Attacks.noticeFiles(count, by: ann, in: scenario.identifier))
+        try Attacks.point(owner, at: base)
+        let byBo = try forge(owner, signer: ann, files: Attacks.noticeFiles(count, by: ann, in: scenario.identifier, foreign: bo, at: count - 20))
+        try HistoryVerifier(repository: owner.repository).verify(good)
+        do {
+            try HistoryVerifier(repository: owner.repository).verify(byBo)
+            Issue.record("\(byBo.hex) was accepted")
+        } catch let violation as Violation {
+            #expect(violation.commit == byBo)
+            #expect(violation.error.code == .notPermitted, "\(violation.error)")
+        }
+    }
+
     /// A notices folder past libgit2's 4 KiB cache limit, and commits that change many of its buckets:
     /// the walk reads more trees through the thread's memo than it holds, while the outer folders are
     /// still being read. Prepared on several threads, the answers are those of one.
