@@ -45,7 +45,7 @@ public enum AtomicFile {
         if durable { syncDirectory(directory) }
     }
 
-    /// Reads at most `maxBytes` from `url`; a larger file is `E_MALFORMED`, a missing one `E_IO`.
+    /// Reads at most `maxBytes` from `url`; a larger file is `E_TOO_LARGE`, a missing one `E_IO`.
     public static func read(_ url: URL, maxBytes: Int, what: String) throws -> Data {
         let handle: FileHandle
         do {
@@ -61,7 +61,7 @@ public enum AtomicFile {
             throw CohortError(.io, "cannot read \(what) at \(url.path): \(reason(of: error))")
         }
         guard data.count <= maxBytes else {
-            throw CohortError(.malformed, "\(what) at \(url.path) is larger than \(maxBytes) bytes")
+            throw CohortError(.tooLarge, "\(what) at \(url.path) is larger than \(maxBytes) bytes")
         }
         return data
     }
@@ -113,7 +113,7 @@ extension AtomicFile {
             data.append(chunk)
         }
         guard data.count <= maxBytes else {
-            throw CohortError(.malformed, "\(what) on standard input is larger than \(maxBytes) bytes", hint: hint ?? "give at most \(maxBytes) bytes")
+            throw CohortError(.tooLarge, "\(what) on standard input is larger than \(maxBytes) bytes", hint: hint ?? "give at most \(maxBytes) bytes")
         }
         return data
     }

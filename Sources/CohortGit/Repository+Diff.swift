@@ -71,8 +71,8 @@ extension Repository {
     /// The blob-level changes from tree `old` (nil: empty) to tree `new`, found by walking both trees
     /// and descending only into subtrees whose ids differ: much cheaper than a git diff when a few
     /// files change in a large tree. No rename detection; paths are relative to the trees. Refuses
-    /// (`E_MALFORMED`) trees nested deeper than `maxDepth` or more than `maxChanges` changes, before
-    /// reading further. `found`, when given, sees each change as the walk finds it, in the order of
+    /// (`E_TOO_LARGE`) trees nested deeper than `maxDepth` or more than `maxChanges` changes (also
+    /// within one tree), before reading further. `found`, when given, sees each change as the walk finds it, in the order of
     /// the list returned (the walk stops at what it throws).
     public func treeChanges(from old: ObjectID?, to new: ObjectID?, maxDepth: Int = 64, maxChanges: Int = 1_000_000,
                             memo: TreeMemo? = nil, found: ((Change) throws -> Void)? = nil) throws -> [Change] {
@@ -89,6 +89,9 @@ extension Repository {
         let found: ((Change) throws -> Void)?
 
         func record(_ change: Change, into changes: inout [Change]) throws {
+            guard changes.count < maxChanges else {
+                throw CohortError(.tooLarge, "more than \(maxChanges) files changed")
+            }
             changes.append(change)
             try found?(change)
         }

@@ -30,7 +30,7 @@ public enum PreReceiveHook {
     }
 
     /// The whole of `cohort hook pre-receive` and of `cohort-hook pre-receive`: git's ref updates read
-    /// from standard input (at most `maxInputBytes`, else `E_MALFORMED`), one `cohort: rejected …` line on standard error
+    /// from standard input (at most `maxInputBytes`, else `E_TOO_LARGE`), one `cohort: rejected …` line on standard error
     /// per refusal (git shows them to the pusher), or one `cohort: error: CODE: …` line when the push
     /// cannot be checked at all. Returns the exit status: 0 accepts the push, 1 refuses it.
     public static func main() -> Int32 {

@@ -121,11 +121,12 @@ public final class HistoryVerifier {
         }
     }
 
-    /// Whether `signer` is a participant in the state of `commit`'s first parent (which the rules read
-    /// next in any case): its notices are then worth opening before the rules reach them. The rules
-    /// still decide; this only saves time, and a stranger's commit still costs no envelope.
+    /// Whether `commit` has one parent, in whose state (which the rules read next in any case) `signer`
+    /// is a participant: its notices are then worth opening before the rules reach them. The rules
+    /// still decide; this only saves time. A stranger's commit still costs no envelope, nor does a
+    /// merge (whose state may come from another parent, where the signer may have been removed).
     private func isParticipantAlready(_ commit: Commit, _ signer: CommitSigner) -> Bool {
-        guard let parent = commit.parents.first, let state = try? state(at: parent) else { return false }
+        guard commit.parents.count == 1, let state = try? state(at: commit.parents[0]) else { return false }
         return state.participant(signer.root) != nil
     }
 

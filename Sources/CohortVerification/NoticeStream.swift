@@ -6,9 +6,10 @@ import Foundation
 /// The notices of one commit, read by one thread as the walk of its changes finds them (a repository
 /// handle is only ever used by one thread at a time) and opened meanwhile on others: the walk of the
 /// trees and the signatures overlap instead of following each other. The opening threads start once
-/// `CommitPreparation.noticesPerThread` notices are found; the reader stops to wait while
-/// `CommitPreparation.noticeChunk` notices are read and not yet taken, so that the blobs held stay
-/// bounded whatever the commit adds.
+/// `CommitPreparation.noticesPerThread` notices are found. While `CommitPreparation.noticeChunk`
+/// notices are read and not yet taken, the reader opens the next one itself before reading more: the
+/// blobs held stay bounded whatever the commit adds, and the reader never waits for threads the
+/// system may be slow to give.
 final class NoticeStream: @unchecked Sendable {
     private let condition = NSCondition()
     private let threads: Int
@@ -20,6 +21,8 @@ final class NoticeStream: @unchecked Sendable {
     private var files: [Result<Data, CohortError>?] = []
     private var results: [Result<Opened<Notice>, CohortError>?] = []
     private var taken = 0
+    /// The most notices read and not yet taken at once (for tests).
+    private(set) var mostWaiting = 0
 
     init(threads: Int) {
         self.threads = threads
@@ -27,20 +30,21 @@ final class NoticeStream: @unchecked Sendable {
 
     /// One more notice, read (or not) by the caller.
     func add(_ notice: (blob: ObjectID, path: String), file: Result<Data, CohortError>) {
+        while let item = takeIfFull() { open(item) }
         condition.lock()
-        while started, found.count - taken >= CommitPreparation.noticeChunk { condition.wait() }
         found.append(notice)
         files.append(file)
         results.append(nil)
+        mostWaiting = max(mostWaiting, found.count - taken)
         let start = !started && found.count >= CommitPreparation.noticesPerThread
         if start { started = true }
-        condition.broadcast()
+        condition.signal()
         condition.unlock()
         guard start else { return }
         for _ in 0..<threads {
             group.enter()
             DispatchQueue.global().async { [self] in
-                openAll()
+                while let item = next() { open(item) }
                 group.leave()
             }
         }
@@ -53,7 +57,7 @@ final class NoticeStream: @unchecked Sendable {
         finished = true
         condition.broadcast()
         condition.unlock()
-        openAll()
+        while let item = next() { open(item) }
         group.wait()
         condition.lock()
         defer { condition.unlock() }
@@ -64,24 +68,34 @@ final class NoticeStream: @unchecked Sendable {
         return notices
     }
 
-    private func openAll() {
-        while let (index, file, path) = next() {
-            let opened = Result { try Envelope.open(file.get(), as: Notice.self, path: path) }.mapCohortError()
-            condition.lock()
-            results[index] = opened
-            condition.unlock()
-        }
+    private typealias Item = (index: Int, file: Result<Data, CohortError>, path: String)
+
+    private func open(_ item: Item) {
+        let opened = Result { try Envelope.open(item.file.get(), as: Notice.self, path: item.path) }.mapCohortError()
+        condition.lock()
+        results[item.index] = opened
+        condition.unlock()
     }
 
     /// The next notice to open, waiting while the reader may still find one; nil when none is left.
-    private func next() -> (Int, Result<Data, CohortError>, String)? {
+    private func next() -> Item? {
         condition.lock()
         defer { condition.unlock() }
         while taken >= found.count, !finished { condition.wait() }
+        return takeLocked()
+    }
+
+    /// The next notice when the reader holds as many as it may, else nil.
+    private func takeIfFull() -> Item? {
+        condition.lock()
+        defer { condition.unlock() }
+        return found.count - taken >= CommitPreparation.noticeChunk ? takeLocked() : nil
+    }
+
+    private func takeLocked() -> Item? {
         guard taken < found.count, let file = files[taken] else { return nil }
         files[taken] = nil
         taken += 1
-        condition.broadcast()
         return (taken - 1, file, found[taken - 1].path)
     }
 }

@@ -41,7 +41,7 @@ import Testing
         let card = try cli.run(["id", "card", "--output", "card.json"])
         #expect(card.status == 0)
         expectRefusal(try cli.run(["id", "root", "--card", "card.json", "--collaboration", "c", "--salt", "abc"]), "E_MALFORMED")
-        expectRefusal(try cli.run(["id", "root", "--card", "card.json", "--collaboration", "has space", "--salt", String(repeating: "0", count: 32)]), "E_MALFORMED")
+        expectRefusal(try cli.run(["id", "root", "--card", "card.json", "--collaboration", "has space", "--salt", String(repeating: "0", count: 32)]), "E_TOO_LARGE")
         expectRefusal(try cli.run(["id", "root", "--card", "missing.json", "--collaboration", "c", "--salt", String(repeating: "0", count: 32)]), "E_IO")
         expectRefusal(try cli.run(["proof", "create", "--collaboration", "c", "--salt", String(repeating: "0", count: 32), "--message", "not base64"]), "E_MALFORMED")
         expectRefusal(try cli.run(["proof", "create", "--collaboration", "c", "--salt", String(repeating: "0", count: 32), "--message", ""]), "E_MALFORMED")
@@ -58,7 +58,7 @@ import Testing
         let verify = ["proof", "verify", "--roots", "roots"]
         expectRefusal(try cli.run(verify, stdin: Data("{".utf8)), "E_MALFORMED")
         expectRefusal(try cli.run(verify, stdin: Data()), "E_MALFORMED")
-        expectRefusal(try cli.run(verify, stdin: Data(repeating: 0x20, count: 70_000)), "E_MALFORMED")
+        expectRefusal(try cli.run(verify, stdin: Data(repeating: 0x20, count: 70_000)), "E_TOO_LARGE")
         expectRefusal(try cli.run(verify, stdin: Data([0xff, 0xfe, 0x00])), "E_MALFORMED")
         try sandbox.write("bad-roots", "cohort-v1 nothex\n")
         expectRefusal(try cli.run(["proof", "verify", "--roots", "bad-roots"], stdin: Data("{}".utf8)), "E_MALFORMED")
@@ -246,15 +246,15 @@ import Testing
         let big = Data(repeating: UInt8(ascii: " "), count: 70 << 10)
         try big.write(to: sandbox.path("big.json"))
         try Data("cohort-v1 \(String(repeating: "ab", count: 32))\n".utf8).write(to: sandbox.path("roots"))
-        expectRefusal(try cli.run(["proof", "verify", "--roots", "roots", "--proof", "big.json"]), "E_MALFORMED")
-        expectRefusal(try cli.run(["id", "add-device", "big.json"]), "E_MALFORMED")
-        expectRefusal(try cli.run(["id", "import-card", "big.json"]), "E_MALFORMED")
-        expectRefusal(try cli.run(["id", "root", "--card", "big.json", "--collaboration", "c", "--salt", String(repeating: "0", count: 32)]), "E_MALFORMED")
+        expectRefusal(try cli.run(["proof", "verify", "--roots", "roots", "--proof", "big.json"]), "E_TOO_LARGE")
+        expectRefusal(try cli.run(["id", "add-device", "big.json"]), "E_TOO_LARGE")
+        expectRefusal(try cli.run(["id", "import-card", "big.json"]), "E_TOO_LARGE")
+        expectRefusal(try cli.run(["id", "root", "--card", "big.json", "--collaboration", "c", "--salt", String(repeating: "0", count: 32)]), "E_TOO_LARGE")
         // A roots file over 64 MiB, made sparse so the test stays cheap.
         let handle = try FileHandle(forWritingTo: sandbox.path("roots"))
         try handle.truncate(atOffset: (64 << 20) + 1)
         try handle.close()
-        expectRefusal(try cli.run(["proof", "verify", "--roots", "roots"], stdin: Data("{}".utf8)), "E_MALFORMED")
+        expectRefusal(try cli.run(["proof", "verify", "--roots", "roots"], stdin: Data("{}".utf8)), "E_TOO_LARGE")
     }
 
     @Test func malformedEnrolmentRequests() throws {

@@ -111,7 +111,7 @@ import Testing
         for (program, arguments) in [(cohortBinary, ["hook", "pre-receive"]), (verifier, ["pre-receive", "--expect-version", CohortVersion.text])] {
             let result = try run(program.path, arguments, in: server.bare, environment: ["GIT_DIR": "."], stdin: oversized)
             #expect(result.status == 1)
-            #expect(result.stderr == "cohort: error: E_MALFORMED: pre-receive input on standard input is larger than \(PreReceiveHook.maxInputBytes) bytes (\(PushLimits.tooManyUpdatesHint))\n", "\(result.stderr)")
+            #expect(result.stderr == "cohort: error: E_TOO_LARGE: pre-receive input on standard input is larger than \(PreReceiveHook.maxInputBytes) bytes (\(PushLimits.tooManyUpdatesHint))\n", "\(result.stderr)")
         }
         let hooks = server.bare.appendingPathComponent("hooks")
         try FileManager.default.removeItem(at: hooks.appendingPathComponent("pre-receive"))
