@@ -41,7 +41,7 @@ import Testing
         let card = try cli.run(["id", "card", "--output", "card.json"])
         #expect(card.status == 0)
         expectRefusal(try cli.run(["id", "root", "--card", "card.json", "--collaboration", "c", "--salt", "abc"]), "E_MALFORMED")
-        expectRefusal(try cli.run(["id", "root", "--card", "card.json", "--collaboration", "has space", "--salt", String(repeating: "0", count: 32)]), "E_TOO_LARGE")
+        expectRefusal(try cli.run(["id", "root", "--card", "card.json", "--collaboration", "has space", "--salt", String(repeating: "0", count: 32)]), "E_MALFORMED")
         expectRefusal(try cli.run(["id", "root", "--card", "missing.json", "--collaboration", "c", "--salt", String(repeating: "0", count: 32)]), "E_IO")
         expectRefusal(try cli.run(["proof", "create", "--collaboration", "c", "--salt", String(repeating: "0", count: 32), "--message", "not base64"]), "E_MALFORMED")
         expectRefusal(try cli.run(["proof", "create", "--collaboration", "c", "--salt", String(repeating: "0", count: 32), "--message", ""]), "E_MALFORMED")
