@@ -233,7 +233,7 @@ let package = Package(
         .executableTarget(
             name: "cohort-bench",
             dependencies: [
-                "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace", "CohortRemote",
+                "CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace", "CohortRemote",
                 "CohortNotices", "FileSink", "WebhookSink",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

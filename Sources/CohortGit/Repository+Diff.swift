@@ -71,9 +71,9 @@ extension Repository {
     /// The blob-level changes from tree `old` (nil: empty) to tree `new`, found by walking both trees
     /// and descending only into subtrees whose ids differ: much cheaper than a git diff when a few
     /// files change in a large tree. No rename detection; paths are relative to the trees. Refuses
-    /// (`E_TOO_LARGE`) trees nested deeper than `maxDepth` or more than `maxChanges` changes (also
-    /// within one tree), before reading further. `found`, when given, sees each change as the walk finds it, in the order of
-    /// the list returned (the walk stops at what it throws).
+    /// (`E_TOO_LARGE`) trees nested deeper than `maxDepth`, and stops at the change past `maxChanges`
+    /// (within one tree too). `found`, when given, sees each change as the walk finds it, in the
+    /// order of the list returned (the walk stops at what it throws).
     public func treeChanges(from old: ObjectID?, to new: ObjectID?, maxDepth: Int = 64, maxChanges: Int = 1_000_000,
                             memo: TreeMemo? = nil, found: ((Change) throws -> Void)? = nil) throws -> [Change] {
         var changes: [Change] = []
@@ -101,9 +101,6 @@ extension Repository {
         guard old != new else { return }
         guard depth <= walk.maxDepth else {
             throw CohortError(.tooLarge, "folders are nested deeper than \(walk.maxDepth) levels at \(prefix)")
-        }
-        guard changes.count <= walk.maxChanges else {
-            throw CohortError(.tooLarge, "more than \(walk.maxChanges) files changed")
         }
         try withTree(old, memo: walk.memo) { oldTree in
             try withTree(new, memo: walk.memo) { newTree in

@@ -44,8 +44,8 @@ enum CommitPreparation {
     enum NoticeOpening {
         /// Not at all: the rules open them once the signer may commit (`HistoryVerifier.openAdded`).
         case later
-        /// After the changes are known, on this thread (a pipeline's worker: the other cores have
-        /// commits of their own).
+        /// On this thread, as the walk of the changes finds them (a pipeline's worker: the other
+        /// cores have commits of their own).
         case here
         /// As the walk of the changes finds them, on `threads` other threads, when the commit's signer
         /// passes `when` (a participant of the state the commit starts from): the rules' thread
@@ -64,9 +64,10 @@ enum CommitPreparation {
             return PreparedCommit(commit: commit, signer: signer, cohortTree: .failure(refusal), cohortChanges: .failure(refusal),
                                   paths: .failure(refusal), added: [], notices: [:])
         }
-        var stream: NoticeStream?
-        if case .alongside(let threads, let when) = opening, threads > 0, let known = try? signer.get(), when(commit, known) {
-            stream = NoticeStream(threads: threads)
+        let stream: NoticeStream? = switch opening {
+        case .later: nil
+        case .here: NoticeStream(threads: 0)
+        case .alongside(let threads, let when): (try? signer.get()).map { when(commit, $0) } == true ? NoticeStream(threads: threads) : nil
         }
         // Each root tree is read once: for the `.cohort` folders and for the paths.
         let root = Result { try repository.entries(ofTree: commit.tree, memo: memo) }.mapCohortError()
@@ -85,20 +86,14 @@ enum CommitPreparation {
             return try repository.treeChanges(from: parent, to: mine, maxDepth: 3, maxChanges: HistoryVerifier.maxCohortChanges, memo: memo,
                                               found: stream.map { stream in { change in
                                                   guard let notice = addedNotice(change) else { return }
-                                                  stream.add(notice, file: Result { try repository.blob(notice.blob, maxBytes: Notice.maxEnvelopeBytes) }.mapCohortError())
+                                                  stream.add(notice) { read(notice.blob, in: repository) }
                                               } })
         }.mapCohortError()
-        let added = ((try? changes.get()) ?? []).compactMap(addedNotice)
-        let notices: [ObjectID: Result<Opened<Notice>, CohortError>]
-        if let stream {
-            // Joined whatever happened; what was opened for changes that could not all be listed is dropped.
-            let opened = stream.finish()
-            notices = (try? changes.get()) == nil ? [:] : opened
-        } else if case .here = opening {
-            notices = openNotices(added, in: repository, threads: 1)
-        } else {
-            notices = [:]
-        }
+        let listed = try? changes.get()
+        let added = (listed ?? []).compactMap(addedNotice)
+        // What was opened for changes that could not all be listed is dropped: the rules refuse the
+        // commit for its changes first.
+        let notices = stream?.finish(keeping: listed != nil) ?? [:]
         let paths = Result { try checkPaths(root.get(), parent: parentRoot.get(), in: repository, memo: memo) }.mapCohortError()
         return PreparedCommit(commit: commit, signer: signer, cohortTree: cohortTree, cohortChanges: changes, paths: paths,
                               added: added, notices: notices)
@@ -173,90 +168,21 @@ enum CommitPreparation {
     }
 
     static func openNotice(_ blob: ObjectID, path: String, in repository: Repository) throws -> Opened<Notice> {
-        try Envelope.open(repository.blob(blob, maxBytes: Notice.maxEnvelopeBytes), as: Notice.self, path: path)
+        try Envelope.open(read(blob, in: repository).get(), as: Notice.self, path: path)
     }
 
-    /// The notices `added`, each opened (its JSON read, its signature checked), a chunk at a time.
-    /// With enough of them, one thread reads the blobs in order (a repository handle is only ever
-    /// used by one thread at a time) while up to `threads` open those already read; the reader joins
-    /// them once it is done. Otherwise they are read and opened here.
+    /// The notices `added`, each opened (its JSON read, its signature checked): read here, opened on
+    /// `threads` threads in all (`NoticeStream`).
     static func openNotices(_ added: [(blob: ObjectID, path: String)], in repository: Repository,
                             threads: Int) -> [ObjectID: Result<Opened<Notice>, CohortError>] {
-        var notices: [ObjectID: Result<Opened<Notice>, CohortError>] = [:]
-        for start in stride(from: 0, to: added.count, by: noticeChunk) {
-            let chunk = Array(added[start..<min(start + noticeChunk, added.count)])
-            let read: (Int) -> Result<Data, CohortError> = { index in
-                Result { try repository.blob(chunk[index].blob, maxBytes: Notice.maxEnvelopeBytes) }.mapCohortError()
-            }
-            let open: @Sendable (Int, Result<Data, CohortError>) -> Result<Opened<Notice>, CohortError> = { index, file in
-                Result { try Envelope.open(file.get(), as: Notice.self, path: chunk[index].path) }.mapCohortError()
-            }
-            let used = min(threads, chunk.count / noticesPerThread)
-            let opened: [Result<Opened<Notice>, CohortError>]
-            if used > 1 {
-                let files = Slots<Result<Data, CohortError>>(count: chunk.count)
-                let slots = Slots<Result<Opened<Notice>, CohortError>>(count: chunk.count)
-                let queue = ReadQueue(count: chunk.count)
-                // Whichever part runs first reads, so the reader always runs, whatever the width.
-                nonisolated(unsafe) let reader = read
-                DispatchQueue.concurrentPerform(iterations: used + 1) { _ in
-                    if queue.claimReader() {
-                        for index in chunk.indices {
-                            files.set(index, reader(index))
-                            queue.published(index + 1)
-                        }
-                    }
-                    while let index = queue.next() { slots.set(index, open(index, files.value(index))) }
-                }
-                opened = slots.values
-            } else {
-                opened = chunk.indices.map { open($0, read($0)) }
-            }
-            for (index, item) in chunk.enumerated() where notices[item.blob] == nil {
-                notices[item.blob] = opened[index]
-            }
-        }
-        return notices
-    }
-}
-
-/// Hands out, in order, the items one thread has read so far; waits while the next is still to come.
-private final class ReadQueue: @unchecked Sendable {
-    private let condition = NSCondition()
-    private let count: Int
-    private var read = 0
-    private var taken = 0
-    private var readerClaimed = false
-
-    init(count: Int) {
-        self.count = count
+        let stream = NoticeStream(threads: threads - 1)
+        for notice in added { stream.add(notice) { read(notice.blob, in: repository) } }
+        return stream.finish()
     }
 
-    /// True for the first caller only: it reads every item, then opens as the others do.
-    func claimReader() -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !readerClaimed else { return false }
-        readerClaimed = true
-        return true
-    }
-
-    /// The first `read` items are ready.
-    func published(_ read: Int) {
-        condition.lock()
-        self.read = read
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// The next item to open, or nil when every one is taken.
-    func next() -> Int? {
-        condition.lock()
-        defer { condition.unlock() }
-        while taken >= read, read < count { condition.wait() }
-        guard taken < count else { return nil }
-        taken += 1
-        return taken - 1
+    /// A notice's file, refused past the largest notice before it is inflated.
+    private static func read(_ blob: ObjectID, in repository: Repository) -> Result<Data, CohortError> {
+        Result { try repository.blob(blob, maxBytes: Notice.maxEnvelopeBytes) }.mapCohortError()
     }
 }
 
@@ -273,37 +199,5 @@ extension Result where Failure == any Error {
     /// Keeps `CohortError`s as they are and wraps anything else as `E_GIT`.
     func mapCohortError() -> Result<Success, CohortError> {
         mapError { CohortError($0, otherwise: .git) }
-    }
-}
-
-/// Results written by several threads, each into slots no other thread writes, read once all are done.
-/// Raw memory, so that no Swift access to a shared array is in progress on two threads at once.
-private final class Slots<Value: Sendable>: @unchecked Sendable {
-    private let count: Int
-    private let storage: UnsafeMutablePointer<Value?>
-
-    init(count: Int) {
-        self.count = count
-        storage = .allocate(capacity: count)
-        storage.initialize(repeating: nil, count: count)
-    }
-
-    deinit {
-        storage.deinitialize(count: count)
-        storage.deallocate()
-    }
-
-    func set(_ index: Int, _ value: Value) {
-        precondition(index >= 0 && index < count)
-        storage[index] = value
-    }
-
-    func value(_ index: Int) -> Value {
-        precondition(index >= 0 && index < count)
-        return storage[index]!
-    }
-
-    var values: [Value] {
-        (0..<count).map { storage[$0]! }
     }
 }

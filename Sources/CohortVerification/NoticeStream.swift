@@ -4,12 +4,13 @@ import CohortGit
 import Foundation
 
 /// The notices of one commit, read by one thread as the walk of its changes finds them (a repository
-/// handle is only ever used by one thread at a time) and opened meanwhile on others: the walk of the
-/// trees and the signatures overlap instead of following each other. The opening threads start once
-/// `CommitPreparation.noticesPerThread` notices are found. While `CommitPreparation.noticeChunk`
-/// notices are read and not yet taken, the reader opens the next one itself before reading more: the
-/// blobs held stay bounded whatever the commit adds, and the reader never waits for threads the
-/// system may be slow to give.
+/// handle is only ever used by one thread at a time) and opened meanwhile on `threads` others (none:
+/// all on the reader's): the walk of the trees and the signatures overlap instead of following each
+/// other. The other threads start once `CommitPreparation.noticesPerThread` notices are found. While
+/// `CommitPreparation.noticeChunk` notices are read and not yet taken, the reader opens the next one
+/// itself before reading more: the blobs held stay bounded whatever the commit adds, and the reader
+/// never waits for threads the system may be slow to give. A blob found again at another path is
+/// neither read nor opened again: its first path's answer stands.
 final class NoticeStream: @unchecked Sendable {
     private let condition = NSCondition()
     private let threads: Int
@@ -18,6 +19,7 @@ final class NoticeStream: @unchecked Sendable {
     private var finished = false
     /// Guarded by `condition`: what was found, in order; each file is let go once taken.
     private var found: [(blob: ObjectID, path: String)] = []
+    private var seen = Set<ObjectID>()
     private var files: [Result<Data, CohortError>?] = []
     private var results: [Result<Opened<Notice>, CohortError>?] = []
     private var taken = 0
@@ -28,9 +30,11 @@ final class NoticeStream: @unchecked Sendable {
         self.threads = threads
     }
 
-    /// One more notice, read (or not) by the caller.
-    func add(_ notice: (blob: ObjectID, path: String), file: Result<Data, CohortError>) {
+    /// One more notice; `read` gives its file, on the caller's thread, unless its blob came before.
+    func add(_ notice: (blob: ObjectID, path: String), read: () -> Result<Data, CohortError>) {
+        guard seen.insert(notice.blob).inserted else { return }
         while let item = takeIfFull() { open(item) }
+        let file = read()
         condition.lock()
         found.append(notice)
         files.append(file)
@@ -50,19 +54,25 @@ final class NoticeStream: @unchecked Sendable {
         }
     }
 
-    /// Called once after the last `add`, by the thread that added: opens what is left with the others,
-    /// waits for them, and returns every notice found, by blob (the first path of a blob added twice).
-    func finish() -> [ObjectID: Result<Opened<Notice>, CohortError>] {
+    /// Called once after the last `add`, by the thread that added. Keeping, it opens what is left with
+    /// the others and returns every notice by blob; otherwise (the walk failed) it drops what is not
+    /// taken yet and returns nothing. Either way the other threads have ended when it returns.
+    func finish(keeping: Bool = true) -> [ObjectID: Result<Opened<Notice>, CohortError>] {
         condition.lock()
         finished = true
+        if !keeping {
+            for index in taken..<files.count { files[index] = nil }
+            taken = files.count
+        }
         condition.broadcast()
         condition.unlock()
         while let item = next() { open(item) }
         group.wait()
+        guard keeping else { return [:] }
         condition.lock()
         defer { condition.unlock() }
         var notices: [ObjectID: Result<Opened<Notice>, CohortError>] = [:]
-        for (index, notice) in found.enumerated() where notices[notice.blob] == nil {
+        for (index, notice) in found.enumerated() {
             notices[notice.blob] = results[index]
         }
         return notices

@@ -378,6 +378,19 @@ import Testing
         try expectSyncRefuses(server, bo, attack: attack, code: .tooLarge)
     }
 
+    /// One notices folder of 10,001 files (one real notice of Bo's at every path), in a commit Bo signs
+    /// outside `cohort commit`: one more change under `.cohort/` than verification lists, refused for
+    /// its size at that commit everywhere, and the owner's sync keeps every byte of her edit.
+    @Test func oneFolderOfMoreNoticesThanTheBoundIsRefused() throws {
+        let (server, bo, good) = try cloned(by: \.bo)
+        let scenario = server.scenario
+        let me = try signer(scenario.bo.home, in: bo)
+        let files = try Attacks.oneFolderOfNotices(HistoryVerifier.maxCohortChanges + 1, by: me, in: scenario.identifier)
+        let attack = try forge(bo, signer: me, files: files)
+        try expectOneVerdict(server, bo, home: scenario.bo.home, attack: attack, good: good, code: .tooLarge, at: attack)
+        try expectSyncRefuses(server, bo, attack: attack, code: .tooLarge)
+    }
+
     /// The owner's own next membership, signed with her real key, its `version` spelled `1e16` (a
     /// number Foundation's decoder reads through `Decimal`): refused as malformed everywhere, so no
     /// two readers of the file can disagree about it.

@@ -135,6 +135,20 @@ struct ServerVerdictTests {
         expectViolation(.tooLarge, in: bo, at: attack)
     }
 
+    @Test("a notices folder of one file more than verification lists, each Bo's real notice, is refused over HTTP for its size, and nothing moves")
+    func oneFolderOfMoreNoticesThanTheBoundRefusedByTheServer() throws {
+        let hosted = try Hosted()
+        let scenario = hosted.scenario
+        let (folder, bo, tip, attack) = try hosted.boForging { me, _ in
+            try Attacks.oneFolderOfNotices(HistoryVerifier.maxCohortChanges + 1, by: me, in: scenario.identifier)
+        }
+        let pushed = try hosted.git(["push", "origin", "main"], as: scenario.bo.home, in: folder)
+        #expect(pushed.status != 0)
+        #expect(pushed.stderr.contains("rejected \(attack.hex) (refs/heads/main): E_TOO_LARGE"), "\(pushed.stderr)")
+        #expect(try hosted.serverTip() == tip.hex)
+        expectViolation(.tooLarge, in: bo, at: attack)
+    }
+
     @Test("once a key checks through its table, a commit carrying its real signature over other bytes is refused over HTTP, and nothing moves")
     func transplantedSignatureRefusedByTheServer() throws {
         let hosted = try Hosted()

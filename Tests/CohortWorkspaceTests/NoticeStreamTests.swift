@@ -16,10 +16,15 @@ import Testing
         let count = 2 * CommitPreparation.noticeChunk + 37
         let blobs = try (0..<count).map { try ObjectID(hex: String(format: "%040x", $0 + 1)) }
         for (index, blob) in blobs.enumerated() {
-            stream.add((blob, "n\(index)"), file: .failure(CohortError(.malformed, "notice \(index)")))
+            stream.add((blob, "n\(index)")) { .failure(CohortError(.malformed, "notice \(index)")) }
         }
-        // The first blob again, at another path: the first path's answer stands.
-        stream.add((blobs[0], "again"), file: .failure(CohortError(.malformed, "again")))
+        // The first blob again, at another path: not read again, and the first path's answer stands.
+        var readAgain = false
+        stream.add((blobs[0], "again")) {
+            readAgain = true
+            return .failure(CohortError(.malformed, "again"))
+        }
+        #expect(!readAgain)
         let notices = stream.finish()
         #expect(stream.mostWaiting <= CommitPreparation.noticeChunk)
         #expect(notices.count == count)
@@ -30,6 +35,15 @@ import Testing
             }
             #expect(error.reason == "notice \(index)")
         }
+    }
+
+    /// A walk that failed: what is not opened yet is dropped, nothing comes back, and the threads end.
+    @Test func aFailedWalkDropsWhatIsLeft() throws {
+        let stream = NoticeStream(threads: 2)
+        for index in 0..<100 {
+            stream.add((try ObjectID(hex: String(format: "%040x", index + 1)), "n\(index)")) { .failure(CohortError(.malformed, "n")) }
+        }
+        #expect(stream.finish(keeping: false).isEmpty)
     }
 
     /// A walk's bound on changes holds inside one tree too (a single folder of many files), before the

@@ -166,6 +166,17 @@ public enum Attacks {
         return files
     }
 
+    /// One folder of `count` notice-shaped paths (`.cohort/notices/00/00…json`), every one holding the
+    /// same real notice signed by `signer`: more changes in one tree than verification lists.
+    public static func oneFolderOfNotices(_ count: Int, by signer: CollaborationSigner, in collaboration: String) throws -> [String: Data] {
+        let notice = Notice(type: .contentEdited, collaboration: collaboration, actor: signer.root,
+                            data: ["path": "file.md"], signer: signer.signer)
+        let file = try Envelope.seal(notice, by: signer).fileData()
+        var files: [String: Data] = [:]
+        for index in 0..<count { files[String(format: "\(CohortLayout.notices)/00/00%030x.json", index)] = file }
+        return files
+    }
+
     /// `noticeFiles` with, at `index`, a well-formed content.edited notice signed by `foreign` (another
     /// participant's real key) instead of `signer`'s.
     public static func noticeFiles(_ count: Int, by signer: CollaborationSigner, in collaboration: String,
