@@ -11,8 +11,9 @@ import Foundation
 public final class HistoryVerifier {
     /// Most parents of one merge.
     public static let maxParents = 16
-    /// Most changes under `.cohort/` in one commit (notices, mostly).
-    public static let maxCohortChanges = 10_000
+    /// Most changes under `.cohort/` in one commit (notices, mostly): a folder of tens of thousands of
+    /// files can be started, and a merge can bring in that many notices from another line.
+    public static let maxCohortChanges = 100_000
 
     public let repository: Repository
     /// When set, a genesis commit must carry this identifier (a repository keeps its collaboration).

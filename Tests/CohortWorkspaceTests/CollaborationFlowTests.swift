@@ -181,6 +181,32 @@ import Testing
     }
 
     /// A `.gitignore` that would hide Cohort's files changes nothing: `.cohort/` is never staged from disk.
+    /// A folder of 10,001 files (with the collaboration and membership files, more changes under
+    /// `.cohort/` than an earlier bound allowed in one commit) is started, and one commit editing every
+    /// file is made: both verify, as the hook will verify them.
+    @Test func aFolderOfTenThousandFilesStartsAndCommits() throws {
+        let temp = try TemporaryDirectory()
+        let ann = try TestPerson.make("ann", in: temp)
+        let folder = temp.path("library")
+        let count = 10_001
+        for index in 0..<count {
+            let section = folder.appendingPathComponent(String(format: "s%02d", index % 64))
+            if index < 64 { try FileManager.default.createDirectory(at: section, withIntermediateDirectories: true) }
+            try Data("page \(index)\n".utf8).write(to: section.appendingPathComponent("p\(index).md"))
+        }
+        let (workspace, _) = try Workspace.start(StartRequest(directory: folder, title: "Library"), home: ann.home)
+        let genesis = try workspace.head().commit
+        let files = try workspace.repository.treeChanges(from: nil, to: workspace.repository.tree(ofCommit: genesis)).compactMap(\.newPath)
+        #expect(files.filter { $0.hasPrefix(CohortLayout.notices + "/") }.count == count)
+        for index in 0..<count {
+            let file = folder.appendingPathComponent(String(format: "s%02d/p\(index).md", index % 64))
+            try Data("page \(index), edited\n".utf8).write(to: file)
+        }
+        let edit = try #require(try workspace.commitChanges(message: "every page"))
+        #expect(edit.notices.count == count)
+        #expect(try workspace.repository.verifyHistory(to: edit.commit).commits == 2)
+    }
+
     @Test func startAndCommitDespiteIgnoreRules() throws {
         let temp = try TemporaryDirectory()
         let ann = try TestPerson.make("ann", in: temp)
