@@ -1,4 +1,5 @@
 import CGit2
+import CGit2Shim
 import CohortBase
 import Foundation
 
@@ -59,6 +60,33 @@ public final class Repository {
                   "cannot open the repository from git's environment")
         guard let repository else { throw CohortError(.git, "cannot open the repository from git's environment: libgit2 returned nothing") }
         return Repository(repository, origin: .environment)
+    }
+
+    /// Opens another handle the way `origin` says; with `ownPacks` (1, 2, … : one number per thread),
+    /// the handle reads the packs of its object folders through a state no other handle shares
+    /// (`cohort_git_add_own_packs`): libgit2 keeps one per pack path for the whole process, and two
+    /// threads reading objects through it took longer than one (Docs/Benchmarks.md). Objects found
+    /// nowhere else (loose, in other alternates) are read as before.
+    public static func reopen(_ origin: Origin, ownPacks: Int? = nil) throws -> Repository {
+        let repository = switch origin {
+        case .path(let url): try Repository(at: url)
+        case .environment: try Repository.openFromEnvironment()
+        }
+        if let ownPacks {
+            for folder in repository.objectFolders() { _ = cohort_git_add_own_packs(repository.pointer, folder, Int32(ownPacks)) }
+        }
+        return repository
+    }
+
+    /// The object folders this handle reads: git's environment's (a hook's quarantine and the
+    /// repository's own, as alternates) when opened from it, otherwise the repository's.
+    private func objectFolders() -> [String] {
+        let common = String(cString: git_repository_commondir(pointer))
+        let own = (common.hasSuffix("/") ? common : common + "/") + "objects"
+        guard case .environment = origin else { return [own] }
+        let environment = ProcessInfo.processInfo.environment
+        let alternates = environment["GIT_ALTERNATE_OBJECT_DIRECTORIES"].map { $0.split(separator: ":").map(String.init) } ?? []
+        return ([environment["GIT_OBJECT_DIRECTORY"] ?? own] + alternates).filter { !$0.isEmpty }
     }
 
     /// Creates a repository at `url` (bare or with a working directory) whose first branch is `branch`.

@@ -186,15 +186,6 @@ enum CommitPreparation {
     }
 }
 
-extension Repository {
-    static func reopen(_ origin: Origin) throws -> Repository {
-        switch origin {
-        case .path(let url): try Repository(at: url)
-        case .environment: try Repository.openFromEnvironment()
-        }
-    }
-}
-
 extension Result where Failure == any Error {
     /// Keeps `CohortError`s as they are and wraps anything else as `E_GIT`.
     func mapCohortError() -> Result<Success, CohortError> {

@@ -25,8 +25,8 @@ final class PreparationPipeline: @unchecked Sendable {
     init(_ ids: [ObjectID], origin: Repository.Origin, threads: Int) {
         self.ids = ids
         positions = Dictionary(ids.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
-        for _ in 0..<threads {
-            let thread = Thread { [self] in work(origin: origin) }
+        for index in 0..<threads {
+            let thread = Thread { [self] in work(origin: origin, worker: index + 1) }
             // Enough for the JSON reader's deepest nesting, in a debug build too
             // (PreReceiveTests.aDeeplyNestedNoticeInALongPush).
             thread.stackSize = 1 << 20
@@ -63,8 +63,9 @@ final class PreparationPipeline: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func work(origin: Repository.Origin) {
-        let handle = try? Repository.reopen(origin)
+    private func work(origin: Repository.Origin, worker: Int) {
+        // Packs of its own: workers sharing libgit2's state of a pack wait on each other's reads.
+        let handle = try? Repository.reopen(origin, ownPacks: worker)
         // Contiguous runs, so that a commit's parent was usually just prepared on the same thread and
         // the trees both read are still in its memo.
         let memo = TreeMemo()

@@ -176,6 +176,10 @@ case "exchanges" where arguments.count >= 4:
 case "notice" where arguments.count >= 2:
     // cohort-bench notice FILE [SECONDS]: the stages of opening one notice envelope.
     try noticeBenchmark(file: URL(fileURLWithPath: arguments[1]), seconds: arguments.count > 2 ? Double(arguments[2]) ?? 1 : 1)
+case "objects" where arguments.count >= 4:
+    // cohort-bench objects REPOSITORY IDS THREADS [own]: the objects named in IDS read through libgit2 on THREADS threads.
+    try objectsBenchmark(repository: arguments[1], ids: arguments[2], threads: max(1, Int(arguments[3]) ?? 1),
+                         ownPacks: arguments.dropFirst(4).first == "own")
 case "floor":
     // cohort-bench floor [SECONDS]: one number, raw verifications per second on every core.
     let seconds = arguments.count > 1 ? Double(arguments[1]) ?? 1 : 1
@@ -185,6 +189,6 @@ case "table":
     let seconds = arguments.count > 1 ? Double(arguments[1]) ?? 1 : 1
     print(String(format: "%.0f", try tableRate(seconds: seconds, threads: ProcessInfo.processInfo.activeProcessorCount)))
 default:
-    FileHandle.standardError.write(Data("usage: cohort-bench identity [--seconds S] [--roots N] [--rounds R]\n       cohort-bench floor [SECONDS]\n       cohort-bench table [SECONDS]\n       cohort-bench notice FILE [SECONDS]\n       cohort-bench history DIR COMMITS\n       cohort-bench sinks DIR COUNT WEBHOOK_URL SECRET\n       cohort-bench exchanges LINK SECONDS CONCURRENCY [--addresses]\n".utf8))
+    FileHandle.standardError.write(Data("usage: cohort-bench identity [--seconds S] [--roots N] [--rounds R]\n       cohort-bench floor [SECONDS]\n       cohort-bench table [SECONDS]\n       cohort-bench notice FILE [SECONDS]\n       cohort-bench objects REPOSITORY IDS THREADS [own]\n       cohort-bench history DIR COMMITS\n       cohort-bench sinks DIR COUNT WEBHOOK_URL SECRET\n       cohort-bench exchanges LINK SECONDS CONCURRENCY [--addresses]\n".utf8))
     exit(64)
 }
