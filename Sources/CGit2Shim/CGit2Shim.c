@@ -28,6 +28,10 @@ int cohort_git_set_cache_max_size(ssize_t bytes) {
     return git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, bytes);
 }
 
+int cohort_git_set_mwindow_file_limit(size_t files) {
+    return git_libgit2_opts(GIT_OPT_SET_MWINDOW_FILE_LIMIT, files);
+}
+
 int cohort_git_set_mwindow_mapped_limit(size_t bytes) {
     return git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, bytes);
 }
@@ -142,7 +146,7 @@ size_t cohort_tree_differences(const git_tree *old, const git_tree *new, cohort_
     return found;
 }
 
-int cohort_git_add_own_packs(git_repository *repository, const char *objects_directory, int spelling) {
+int cohort_git_add_own_packs(git_repository *repository, const char *objects_directory, int spelling, int priority) {
     size_t length = strlen(objects_directory);
     if (spelling < 1 || spelling > 64 || length == 0 || length > 4000) return GIT_EINVALID;
     char path[4096 + 2 * 64];
@@ -158,7 +162,7 @@ int cohort_git_add_own_packs(git_repository *repository, const char *objects_dir
     git_odb_backend *backend = NULL;
     result = git_odb_backend_pack(&backend, path);
     /* Above the default backends (loose 1, packed 2): found here first, anything else as before. */
-    if (result == 0 && (result = git_odb_add_backend(odb, backend, 3)) != 0) backend->free(backend);
+    if (result == 0 && (result = git_odb_add_backend(odb, backend, priority)) != 0) backend->free(backend);
     git_odb_free(odb);
     return result;
 }

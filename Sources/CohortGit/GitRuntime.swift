@@ -22,7 +22,11 @@ public enum GitRuntime {
         // commits reads each once, and the cache's growth alone cost 48,000 page faults and 8% of the
         // CPU time (Docs/Benchmarks.md). Trees read again are kept by Cohort itself (`TreeMemo`).
         let cache = cohort_git_set_cache_max_size(GitRuntime.objectCacheBytes)
-        precondition(count > 0 && strict == 0 && rehash == 0 && cache == 0, "libgit2 could not be initialised")
+        // Each verification worker opens the packs again (`Repository.reopen(_:ownPacks:)`): a
+        // repository of many packs must not run the process out of file descriptors. Past this,
+        // libgit2 closes the pack files least recently used.
+        let files = cohort_git_set_mwindow_file_limit(256)
+        precondition(count > 0 && strict == 0 && rehash == 0 && cache == 0 && files == 0, "libgit2 could not be initialised")
         return count
     }()
 

@@ -63,7 +63,7 @@ public final class Repository {
     }
 
     /// Opens another handle the way `origin` says; with `ownPacks` (1, 2, … : one number per thread),
-    /// the handle reads the packs of its object folders through a state no other handle shares
+    /// the handle reads the packs of its object folders through a state of its own
     /// (`cohort_git_add_own_packs`): libgit2 keeps one per pack path for the whole process, and two
     /// threads reading objects through it took longer than one (Docs/Benchmarks.md). Objects found
     /// nowhere else (loose, in other alternates) are read as before.
@@ -73,20 +73,24 @@ public final class Repository {
         case .environment: try Repository.openFromEnvironment()
         }
         if let ownPacks {
-            for folder in repository.objectFolders() { _ = cohort_git_add_own_packs(repository.pointer, folder, Int32(ownPacks)) }
+            let folders = ownPackFolders(origin: origin, commonDirectory: String(cString: git_repository_commondir(repository.pointer)),
+                                         environment: ProcessInfo.processInfo.environment)
+            // In the order libgit2 reads them: the quarantine's before the repository's.
+            for (index, folder) in folders.enumerated() {
+                _ = cohort_git_add_own_packs(repository.pointer, folder, Int32(ownPacks), Int32(3 + folders.count - index))
+            }
         }
         return repository
     }
 
-    /// The object folders this handle reads: git's environment's (a hook's quarantine and the
-    /// repository's own, as alternates) when opened from it, otherwise the repository's.
-    private func objectFolders() -> [String] {
-        let common = String(cString: git_repository_commondir(pointer))
-        let own = (common.hasSuffix("/") ? common : common + "/") + "objects"
-        guard case .environment = origin else { return [own] }
-        let environment = ProcessInfo.processInfo.environment
-        let alternates = environment["GIT_ALTERNATE_OBJECT_DIRECTORIES"].map { $0.split(separator: ":").map(String.init) } ?? []
-        return ([environment["GIT_OBJECT_DIRECTORY"] ?? own] + alternates).filter { !$0.isEmpty }
+    /// The object folders whose packs a handle reads through a state of its own: a hook's quarantine
+    /// (`GIT_OBJECT_DIRECTORY`, when opened from git's environment) and the repository's own objects.
+    /// Other alternates keep their place after them.
+    static func ownPackFolders(origin: Origin, commonDirectory: String, environment: [String: String]) -> [String] {
+        let own = (commonDirectory.hasSuffix("/") ? commonDirectory : commonDirectory + "/") + "objects"
+        guard case .environment = origin, let quarantine = environment["GIT_OBJECT_DIRECTORY"], !quarantine.isEmpty,
+              quarantine != own else { return [own] }
+        return [quarantine, own]
     }
 
     /// Creates a repository at `url` (bare or with a working directory) whose first branch is `branch`.

@@ -25,6 +25,18 @@ struct PreparedCommit: Sendable {
     /// Those notices opened ahead (on a pipeline's thread), or empty: the rules then open them
     /// once the signer is known to be a participant (`HistoryVerifier.openAdded`).
     let notices: [ObjectID: Result<Opened<Notice>, CohortError>]
+
+    /// Whether reading from the repository failed somewhere (`E_GIT`): a worker's handle, which reads
+    /// the packs through a state of its own, then leaves the commit to the rules' handle, so that a
+    /// failure of its own (no file descriptor left, a mapping refused) never becomes a verdict.
+    var readFailed: Bool {
+        func failedReading<T>(_ result: Result<T, CohortError>) -> Bool {
+            if case .failure(let error) = result { return error.code == .git }
+            return false
+        }
+        return failedReading(signer) || failedReading(cohortTree) || failedReading(cohortChanges) || failedReading(paths)
+            || notices.values.contains(where: failedReading)
+    }
 }
 
 /// The state-independent half of verification, done ahead for many commits on several threads, each
@@ -44,8 +56,10 @@ enum CommitPreparation {
     enum NoticeOpening {
         /// Not at all: the rules open them once the signer may commit (`HistoryVerifier.openAdded`).
         case later
-        /// On this thread, as the walk of the changes finds them (a pipeline's worker: the other
-        /// cores have commits of their own).
+        /// On this thread once the changes are listed, for a commit of at most one parent adding at
+        /// most `noticeChunk` notices (a pipeline's worker: the other cores have commits of their
+        /// own). The worker opens them before the rules know whether the signer may commit, so what
+        /// it holds stays bounded; a merge's, or more, are opened by the rules once the signer may.
         case here
         /// As the walk of the changes finds them, on `threads` other threads, when the commit's signer
         /// passes `when` (a participant of the state the commit starts from): the rules' thread
@@ -66,7 +80,7 @@ enum CommitPreparation {
         }
         let stream: NoticeStream? = switch opening {
         case .later: nil
-        case .here: NoticeStream(threads: 0)
+        case .here: nil
         case .alongside(let threads, let when): (try? signer.get()).map { when(commit, $0) } == true ? NoticeStream(threads: threads) : nil
         }
         // Each root tree is read once: for the `.cohort` folders and for the paths.
@@ -93,7 +107,10 @@ enum CommitPreparation {
         let added = (listed ?? []).compactMap(addedNotice)
         // What was opened for changes that could not all be listed is dropped: the rules refuse the
         // commit for its changes first.
-        let notices = stream?.finish(keeping: listed != nil) ?? [:]
+        var notices = stream?.finish(keeping: listed != nil) ?? [:]
+        if case .here = opening, commit.parents.count <= 1, added.count <= noticeChunk {
+            notices = openNotices(added, in: repository, threads: 1)
+        }
         let paths = Result { try checkPaths(root.get(), parent: parentRoot.get(), in: repository, memo: memo) }.mapCohortError()
         return PreparedCommit(commit: commit, signer: signer, cohortTree: cohortTree, cohortChanges: changes, paths: paths,
                               added: added, notices: notices)
@@ -175,7 +192,7 @@ enum CommitPreparation {
     /// `threads` threads in all (`NoticeStream`).
     static func openNotices(_ added: [(blob: ObjectID, path: String)], in repository: Repository,
                             threads: Int) -> [ObjectID: Result<Opened<Notice>, CohortError>] {
-        let stream = NoticeStream(threads: threads - 1)
+        let stream = NoticeStream(threads: max(0, threads - 1))
         for notice in added { stream.add(notice) { read(notice.blob, in: repository) } }
         return stream.finish()
     }

@@ -105,6 +105,9 @@ public final class HistoryVerifier {
     /// Verifies one commit whose parents are verified or trusted; returns its state.
     @discardableResult
     public func verify(_ id: ObjectID) throws -> CollaborationState {
+        // Opened for this commit only: what its rules did not take (a merge walked against another
+        // parent than the first) is not kept for the rest of the run.
+        defer { openedNotices.removeAll() }
         do {
             // Prepared ahead on other threads, or here: its notices then opened on the other cores
             // while this thread walks its trees, when its signer is a participant of its first

@@ -25,6 +25,8 @@ final class NoticeStream: @unchecked Sendable {
     private var taken = 0
     /// The most notices read and not yet taken at once (for tests).
     private(set) var mostWaiting = 0
+    /// Guarded by `condition`: how many envelopes were opened (for tests).
+    private(set) var opened = 0
 
     init(threads: Int) {
         self.threads = threads
@@ -84,6 +86,7 @@ final class NoticeStream: @unchecked Sendable {
         let opened = Result { try Envelope.open(item.file.get(), as: Notice.self, path: item.path) }.mapCohortError()
         condition.lock()
         results[item.index] = opened
+        self.opened += 1
         condition.unlock()
     }
 

@@ -76,6 +76,7 @@ final class PreparationPipeline: @unchecked Sendable {
             for position in start..<end {
                 guard !cancelled.load(ordering: .relaxed) else { return }
                 let prepared = handle.flatMap { try? CommitPreparation.prepare(ids[position], in: $0, memo: memo, opening: .here) }
+                    .flatMap { $0.readFailed ? nil : $0 }
                 condition.lock()
                 done[position] = .some(prepared)
                 if let awaited, (start...position).contains(awaited), position - awaited + 1 >= Self.wakeAfter || position == end - 1 {

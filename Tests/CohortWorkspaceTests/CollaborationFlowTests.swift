@@ -180,7 +180,6 @@ import Testing
         #expect(try run("git", ["status", "--porcelain", ".cohort"], in: scenario.owner.directory).stdout.isEmpty)
     }
 
-    /// A `.gitignore` that would hide Cohort's files changes nothing: `.cohort/` is never staged from disk.
     /// A folder of 10,001 files (with the collaboration and membership files, more changes under
     /// `.cohort/` than an earlier bound allowed in one commit) is started, and one commit editing every
     /// file is made: both verify, as the hook will verify them.
@@ -207,6 +206,7 @@ import Testing
         #expect(try workspace.repository.verifyHistory(to: edit.commit).commits == 2)
     }
 
+    /// A `.gitignore` that would hide Cohort's files changes nothing: `.cohort/` is never staged from disk.
     @Test func startAndCommitDespiteIgnoreRules() throws {
         let temp = try TemporaryDirectory()
         let ann = try TestPerson.make("ann", in: temp)

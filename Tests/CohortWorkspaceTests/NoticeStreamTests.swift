@@ -37,13 +37,15 @@ import Testing
         }
     }
 
-    /// A walk that failed: what is not opened yet is dropped, nothing comes back, and the threads end.
-    @Test func aFailedWalkDropsWhatIsLeft() throws {
-        let stream = NoticeStream(threads: 2)
+    /// A walk that failed: what is not opened yet is dropped (no thread of its own, fewer than a chunk:
+    /// nothing was opened before), nothing comes back; kept, every one is opened.
+    @Test(arguments: [false, true]) func aFailedWalkDropsWhatIsLeft(keeping: Bool) throws {
+        let stream = NoticeStream(threads: 0)
         for index in 0..<100 {
             stream.add((try ObjectID(hex: String(format: "%040x", index + 1)), "n\(index)")) { .failure(CohortError(.malformed, "n")) }
         }
-        #expect(stream.finish(keeping: false).isEmpty)
+        #expect(stream.finish(keeping: keeping).count == (keeping ? 100 : 0))
+        #expect(stream.opened == (keeping ? 100 : 0))
     }
 
     /// A walk's bound on changes holds inside one tree too (a single folder of many files), before the

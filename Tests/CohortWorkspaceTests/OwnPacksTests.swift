@@ -36,6 +36,19 @@ import Testing
         }
     }
 
+    /// A hook's handle (opened from git's environment) reads the quarantine's packs and the
+    /// repository's own through a state of its own, the quarantine's first; other alternates (which
+    /// libgit2 reads last) are left as they are.
+    @Test func aHooksHandleOwnsTheQuarantinesPacksAndTheRepositorys() {
+        let environment = ["GIT_OBJECT_DIRECTORY": "/srv/r.git/objects/tmp_objdir-incoming-x",
+                           "GIT_ALTERNATE_OBJECT_DIRECTORIES": "/srv/r.git/objects:/elsewhere/objects"]
+        #expect(Repository.ownPackFolders(origin: .environment, commonDirectory: "/srv/r.git/", environment: environment)
+            == ["/srv/r.git/objects/tmp_objdir-incoming-x", "/srv/r.git/objects"])
+        #expect(Repository.ownPackFolders(origin: .environment, commonDirectory: "/srv/r.git/", environment: [:]) == ["/srv/r.git/objects"])
+        #expect(Repository.ownPackFolders(origin: .path(URL(fileURLWithPath: "/srv/r.git")), commonDirectory: "/srv/r.git",
+                                          environment: environment) == ["/srv/r.git/objects"])
+    }
+
     private func backends(_ repository: Repository) throws -> Int {
         var odb: OpaquePointer?
         try #require(git_repository_odb(&odb, repository.pointer) == 0)

@@ -2,7 +2,7 @@ import CohortBase
 import CohortCollaboration
 import CohortGit
 import CohortTestSupport
-import CohortVerification
+@testable import CohortVerification
 import CohortWorkspace
 import Foundation
 import Testing
@@ -103,6 +103,19 @@ import Testing
             #expect(violation.commit == byBo)
             #expect(violation.error.code == .notPermitted, "\(violation.error)")
         }
+    }
+
+    /// A pipeline's worker opens a commit's notices before the rules know whether its signer may
+    /// commit: at most a chunk of them, and none of a merge's; more are left to the rules.
+    @Test(arguments: [512, 513]) func aWorkerOpensAtMostAChunkAhead(count: Int) throws {
+        let scenario = try Scenario()
+        let owner = scenario.owner
+        let ann = try signer(owner.home, in: owner)
+        let commit = try forge(owner, signer: ann, files: Attacks.noticeFiles(count, by: ann, in: scenario.identifier))
+        let prepared = try CommitPreparation.prepare(commit, in: owner.repository, opening: .here)
+        #expect(prepared.added.count == count)
+        #expect(prepared.notices.count == (count <= CommitPreparation.noticeChunk ? count : 0))
+        #expect(!prepared.readFailed)
     }
 
     /// A notices folder past libgit2's 4 KiB cache limit, and commits that change many of its buckets:

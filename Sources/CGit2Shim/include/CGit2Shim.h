@@ -36,9 +36,13 @@ const char *cohort_git_deferred_certificate_directory(void);
 /// Gives `repository` its own reading of the packs in `objects_directory`, tried before the packs it
 /// shares: libgit2 keeps one state per pack path for the whole process (its locks, its cache of delta
 /// bases), so threads reading through handles of their own still wait on each other. The folder is
-/// named with `spelling` extra "/." components, a path no other handle uses. 0, or a negative
-/// libgit2 error code (the handle then reads as before).
-int cohort_git_add_own_packs(git_repository *repository, const char *objects_directory, int spelling);
+/// named with `spelling` extra "/." components (one number per thread of a verification), read at
+/// `priority` (above libgit2's own backends, 1 and 2). 0, or a negative libgit2 error code (the
+/// handle then reads as before).
+int cohort_git_add_own_packs(git_repository *repository, const char *objects_directory, int spelling, int priority);
+
+/// Limits how many pack files libgit2 keeps open at once (0: no limit, its default).
+int cohort_git_set_mwindow_file_limit(size_t files);
 
 /// Sets the User-Agent libgit2 sends over HTTP.
 int cohort_git_set_user_agent(const char *agent);
