@@ -90,7 +90,7 @@ extension Repository {
 
         func record(_ change: Change, into changes: inout [Change]) throws {
             guard changes.count < maxChanges else {
-                throw CohortError(.tooLarge, "more than \(maxChanges) files changed in one commit", hint: "commit fewer files at once: start a larger folder with part of its files and commit the rest in parts")
+                throw CohortError(.tooLarge, "more than \(maxChanges) files changed in one commit", hint: "commit fewer files at once (start a larger folder with part of its files), and sync more often so that a merge brings in fewer")
             }
             changes.append(change)
             try found?(change)

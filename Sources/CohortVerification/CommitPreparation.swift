@@ -78,10 +78,9 @@ enum CommitPreparation {
             return PreparedCommit(commit: commit, signer: signer, cohortTree: .failure(refusal), cohortChanges: .failure(refusal),
                                   paths: .failure(refusal), added: [], notices: [:])
         }
-        let stream: NoticeStream? = switch opening {
-        case .later: nil
-        case .here: nil
-        case .alongside(let threads, let when): (try? signer.get()).map { when(commit, $0) } == true ? NoticeStream(threads: threads) : nil
+        var stream: NoticeStream?
+        if case .alongside(let threads, let when) = opening, let known = try? signer.get(), when(commit, known) {
+            stream = NoticeStream(threads: threads)
         }
         // Each root tree is read once: for the `.cohort` folders and for the paths.
         let root = Result { try repository.entries(ofTree: commit.tree, memo: memo) }.mapCohortError()
@@ -105,10 +104,12 @@ enum CommitPreparation {
         }.mapCohortError()
         let listed = try? changes.get()
         let added = (listed ?? []).compactMap(addedNotice)
-        // What was opened for changes that could not all be listed is dropped: the rules refuse the
-        // commit for its changes first.
-        var notices = stream?.finish(keeping: listed != nil) ?? [:]
-        if case .here = opening, commit.parents.count <= 1, added.count <= noticeChunk {
+        var notices: [ObjectID: Result<Opened<Notice>, CohortError>] = [:]
+        if let stream {
+            // What was opened for changes that could not all be listed is dropped: the rules refuse
+            // the commit for its changes first.
+            notices = stream.finish(keeping: listed != nil)
+        } else if case .here = opening, commit.parents.count <= 1, added.count <= noticeChunk {
             notices = openNotices(added, in: repository, threads: 1)
         }
         let paths = Result { try checkPaths(root.get(), parent: parentRoot.get(), in: repository, memo: memo) }.mapCohortError()

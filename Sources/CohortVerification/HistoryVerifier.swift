@@ -115,7 +115,7 @@ public final class HistoryVerifier {
             let opening: CommitPreparation.NoticeOpening = threads > 1 ? .alongside(threads: threads, when: isParticipantAlready) : .later
             let prepared = try pipelines.first { $0.contains(id) }?.take(id)
                 ?? CommitPreparation.prepare(id, in: repository, memo: memo, opening: opening)
-            openedNotices.merge(prepared.notices) { first, _ in first }
+            openedNotices = prepared.notices
             let (state, cohortTree) = try check(prepared.commit, prepared: prepared)
             states[id] = state
             cohortTrees[id] = cohortTree
@@ -138,7 +138,7 @@ public final class HistoryVerifier {
     /// the commit's signer may commit here, so that a stranger's commit costs no envelope at all.
     private func openAdded(_ prepared: PreparedCommit) {
         guard prepared.notices.isEmpty, !prepared.added.isEmpty else { return }
-        openedNotices.merge(CommitPreparation.openNotices(prepared.added, in: repository, threads: threads)) { first, _ in first }
+        openedNotices = CommitPreparation.openNotices(prepared.added, in: repository, threads: threads)
     }
 
     private func check(_ commit: Commit, prepared: PreparedCommit) throws -> (CollaborationState, ObjectID) {

@@ -78,8 +78,8 @@ import Testing
     }
 
     /// One commit adding more notices than are held read at a time (`CommitPreparation.noticeChunk`, 512):
-    /// the reader waits for the threads that open them, every notice is opened, and one far into the
-    /// list signed by someone else refuses the commit as in a short one.
+    /// past them the reader opens one itself before reading more, every notice is opened, and one far
+    /// into the list signed by someone else refuses the commit as in a short one.
     @Test func oneCommitWithMoreNoticesThanAChunk() throws {
         let scenario = try Scenario()
         let owner = scenario.owner
@@ -116,6 +116,24 @@ import Testing
         #expect(prepared.added.count == count)
         #expect(prepared.notices.count == (count <= CommitPreparation.noticeChunk ? count : 0))
         #expect(!prepared.readFailed)
+    }
+
+    /// A merge's notices are never opened ahead by a worker, however few: its state may come from
+    /// another parent, where its signer may have been removed.
+    @Test func aWorkerOpensNoneOfAMergesNoticesAhead() throws {
+        let scenario = try Scenario()
+        let owner = scenario.owner
+        let ann = try signer(owner.home, in: owner)
+        let base = try owner.head().commit
+        let side = try forge(owner, signer: ann, files: ["side.md": Data("side\n".utf8)])
+        try Attacks.point(owner, at: base)
+        let merge = try forge(owner, signer: ann, files: Attacks.noticeFiles(8, by: ann, in: scenario.identifier), parents: [base, side])
+        let prepared = try CommitPreparation.prepare(merge, in: owner.repository, opening: .here)
+        #expect(prepared.added.count == 8)
+        #expect(prepared.notices.isEmpty)
+        // The rules still take it: it is a good merge.
+        let verifier = HistoryVerifier(repository: owner.repository)
+        for id in try owner.repository.commits(from: merge, hiding: [base]) { try verifier.verify(id) }
     }
 
     /// A notices folder past libgit2's 4 KiB cache limit, and commits that change many of its buckets:
