@@ -149,6 +149,29 @@ struct ServerVerdictTests {
         expectViolation(.tooLarge, in: bo, at: attack)
     }
 
+    @Test("a push of 70 commits, one adding 600 notices with Cy's real one near the end, is refused over HTTP at that commit, and nothing moves")
+    func aLongPushWithAForeignNoticeAmongMoreThanAWorkerOpensRefusedByTheServer() throws {
+        let hosted = try Hosted()
+        let scenario = hosted.scenario
+        let (folder, bo, tip, _) = try hosted.boForging { _, _ in ["long-0.md": Data("0\n".utf8)] }
+        let me = try signer(scenario.bo.home, in: bo)
+        let cy = try signer(scenario.cy.home, in: bo)
+        var bad: ObjectID?
+        for index in 1..<70 {
+            if index == 50 {
+                bad = try forge(bo, signer: me, files: Attacks.noticeFiles(600, by: me, in: scenario.identifier, foreign: cy, at: 590))
+            } else {
+                try forge(bo, signer: me, files: ["long-\(index).md": Data("\(index)\n".utf8)])
+            }
+        }
+        let attack = try #require(bad)
+        let pushed = try hosted.git(["push", "origin", "main"], as: scenario.bo.home, in: folder)
+        #expect(pushed.status != 0)
+        #expect(pushed.stderr.contains("rejected \(attack.hex) (refs/heads/main): E_NOT_PERMITTED"), "\(pushed.stderr)")
+        #expect(try hosted.serverTip() == tip.hex)
+        expectViolation(.notPermitted, in: bo, at: attack)
+    }
+
     @Test("once a key checks through its table, a commit carrying its real signature over other bytes is refused over HTTP, and nothing moves")
     func transplantedSignatureRefusedByTheServer() throws {
         let hosted = try Hosted()
