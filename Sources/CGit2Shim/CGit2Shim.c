@@ -146,21 +146,12 @@ size_t cohort_tree_differences(const git_tree *old, const git_tree *new, cohort_
     return found;
 }
 
-int cohort_git_add_own_packs(git_repository *repository, const char *objects_directory, int spelling, int priority) {
-    size_t length = strlen(objects_directory);
-    if (spelling < 1 || spelling > 64 || length == 0 || length > 4000) return GIT_EINVALID;
-    char path[4096 + 2 * 64];
-    memcpy(path, objects_directory, length);
-    for (int i = 0; i < spelling; i++) {
-        path[length++] = '/';
-        path[length++] = '.';
-    }
-    path[length] = '\0';
+int cohort_git_add_own_packs(git_repository *repository, const char *objects_directory, int priority) {
     git_odb *odb = NULL;
     int result = git_repository_odb(&odb, repository);
     if (result != 0) return result;
     git_odb_backend *backend = NULL;
-    result = git_odb_backend_pack(&backend, path);
+    result = cohort_pack_reader_new(&backend, objects_directory);
     /* Above the default backends (loose 1, packed 2): found here first, anything else as before. */
     if (result == 0 && (result = git_odb_add_backend(odb, backend, priority)) != 0) backend->free(backend);
     git_odb_free(odb);

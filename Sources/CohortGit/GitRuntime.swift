@@ -22,9 +22,9 @@ public enum GitRuntime {
         // commits reads each once, and the cache's growth alone cost 48,000 page faults and 8% of the
         // CPU time (Docs/Benchmarks.md). Trees read again are kept by Cohort itself (`TreeMemo`).
         let cache = cohort_git_set_cache_max_size(GitRuntime.objectCacheBytes)
-        // Each verification worker opens the packs again (`Repository.reopen(_:ownPacks:)`): a
-        // repository of many packs must not run the process out of file descriptors. Past this,
-        // libgit2 closes the pack files least recently used.
+        // A repository of thousands of packs (never repacked) must not run the process out of file
+        // descriptors: past this, libgit2 closes the pack files least recently used. (Verification's
+        // workers map up to 256 packs per folder for their own reader and keep no descriptor open.)
         let files = cohort_git_set_mwindow_file_limit(256)
         precondition(count > 0 && strict == 0 && rehash == 0 && cache == 0 && files == 0, "libgit2 could not be initialised")
         return count

@@ -62,22 +62,22 @@ public final class Repository {
         return Repository(repository, origin: .environment)
     }
 
-    /// Opens another handle the way `origin` says; with `ownPacks` (1, 2, … : one number per thread),
-    /// the handle reads the packs of its object folders through a state of its own
-    /// (`cohort_git_add_own_packs`): libgit2 keeps one per pack path for the whole process, and two
-    /// threads reading objects through it took longer than one (Docs/Benchmarks.md). Objects found
-    /// nowhere else (loose, in other alternates) are read as before.
-    public static func reopen(_ origin: Origin, ownPacks: Int? = nil) throws -> Repository {
+    /// Opens another handle the way `origin` says; with `ownPacks`, the handle reads the packs of its
+    /// object folders through a reader of its own (`cohort_pack_reader_new`): libgit2 reads packs
+    /// through one state per pack path for the whole process, and two threads reading objects through
+    /// it took longer than one (Docs/Benchmarks.md). Objects found nowhere else (loose, in other
+    /// alternates), and pack entries that reader leaves to libgit2, are read as before.
+    public static func reopen(_ origin: Origin, ownPacks: Bool = false) throws -> Repository {
         let repository = switch origin {
         case .path(let url): try Repository(at: url)
         case .environment: try Repository.openFromEnvironment()
         }
-        if let ownPacks {
+        if ownPacks {
             let folders = ownPackFolders(origin: origin, commonDirectory: String(cString: git_repository_commondir(repository.pointer)),
                                          environment: ProcessInfo.processInfo.environment)
             // In the order libgit2 reads them: the quarantine's before the repository's.
             for (index, folder) in folders.enumerated() {
-                _ = cohort_git_add_own_packs(repository.pointer, folder, Int32(ownPacks), Int32(3 + folders.count - index))
+                _ = cohort_git_add_own_packs(repository.pointer, folder, Int32(3 + folders.count - index))
             }
         }
         return repository

@@ -64,8 +64,8 @@ final class PreparationPipeline: @unchecked Sendable {
     }
 
     private func work(origin: Repository.Origin, worker: Int) {
-        // Packs of its own: workers sharing libgit2's state of a pack wait on each other's reads.
-        let handle = try? Repository.reopen(origin, ownPacks: worker)
+        // A pack reader of its own: workers sharing libgit2's state of a pack wait on each other's reads.
+        let handle = try? Repository.reopen(origin, ownPacks: true)
         // Contiguous runs, so that a commit's parent was usually just prepared on the same thread and
         // the trees both read are still in its memo.
         let memo = TreeMemo()

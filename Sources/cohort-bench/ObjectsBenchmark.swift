@@ -11,7 +11,7 @@ import Foundation
 func objectsBenchmark(repository path: String, ids file: String, threads: Int, ownPacks: Bool) throws {
     let ids = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map { try ObjectID(hex: String($0)) }
     let origin = Repository.Origin.path(URL(fileURLWithPath: path))
-    let handles = try (0..<threads).map { try Repository.reopen(origin, ownPacks: ownPacks ? $0 + 1 : nil) }
+    let handles = try (0..<threads).map { _ in try Repository.reopen(origin, ownPacks: ownPacks) }
     let cpuBefore = cpuSeconds()
     let clock = ContinuousClock()
     let start = clock.now

@@ -4,8 +4,9 @@ import CohortTestSupport
 import Foundation
 import Testing
 
-/// A verification worker's handle reads packs through a state of its own, and reads every object as a
-/// plain handle does, packed or loose.
+/// A verification worker's handle reads packs through a reader of its own (`cohort_pack_reader_new`),
+/// and reads every object as a plain handle does, packed or loose, whole or as deltas, and refuses
+/// exactly what libgit2 refuses.
 @Suite struct OwnPacksTests {
     @Test func aHandleWithPacksOfItsOwnReadsEveryObjectAsAPlainOne() throws {
         let scenario = try Scenario()
@@ -18,7 +19,7 @@ import Testing
         let plain = try Repository.reopen(origin)
         // One object only loose, written after the repack.
         let loose = try plain.writeBlob(Data("only loose\n".utf8))
-        let own = try Repository.reopen(origin, ownPacks: 3)
+        let own = try Repository.reopen(origin, ownPacks: true)
         #expect(try backends(own) == backends(plain) + 1)
 
         let listed = try run("/usr/bin/git", ["cat-file", "--batch-all-objects", "--batch-check=%(objectname)"], in: folder)
@@ -27,8 +28,8 @@ import Testing
         for id in ids {
             #expect(try own.rawObject(id, maxBytes: 1 << 20) == plain.rawObject(id, maxBytes: 1 << 20), "\(id.hex)")
         }
-        // The reads above went through a pack state of the handle's own: the pack's index is mapped
-        // twice (the kernel names both by the file's one path), once for each handle.
+        // The reads above went through a reader of the handle's own: the pack's index is mapped twice
+        // (the kernel names both by the file's one path), once for each handle.
         try withExtendedLifetime((own, plain)) {
             let maps = String(decoding: try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/maps")).readToEnd() ?? Data(), as: UTF8.self)
             let index = folder.appendingPathComponent(".git/objects/pack").path
@@ -47,6 +48,107 @@ import Testing
         #expect(Repository.ownPackFolders(origin: .environment, commonDirectory: "/srv/r.git/", environment: [:]) == ["/srv/r.git/objects"])
         #expect(Repository.ownPackFolders(origin: .path(URL(fileURLWithPath: "/srv/r.git")), commonDirectory: "/srv/r.git",
                                           environment: environment) == ["/srv/r.git/objects"])
+    }
+
+    /// Deltas by offset, deltas by id, and an index whose offsets all sit in its 64-bit table: the
+    /// handle's own reader serves every object, in any order, byte for byte and with the same header
+    /// as libgit2. Its packs are moved away before the reads, so libgit2's own pack reader (which opens
+    /// a pack's index only when first asked) could serve none of them.
+    @Test(arguments: ["offset", "id", "large offsets"])
+    func theReaderServesEveryDeltaItself(_ packing: String) throws {
+        let directory = try TemporaryDirectory()
+        let folder = try deltifiedRepository(in: directory, packing: packing)
+        let ids = try objectIDs(in: folder)
+        var expected: [ObjectID: Data] = [:]
+        var headers: [ObjectID: Int] = [:]
+        do {
+            // Freed before the packs move: libgit2 shares an open pack between all its handles.
+            let plain = try Repository.reopen(.path(folder))
+            for id in ids {
+                expected[id] = try plain.rawObject(id, maxBytes: 1 << 20)
+                headers[id] = try plain.objectHeader(id).size
+            }
+        }
+        let own = try Repository.reopen(.path(folder), ownPacks: true)
+        let packs = folder.appendingPathComponent(".git/objects/pack")
+        try FileManager.default.moveItem(at: packs, to: folder.appendingPathComponent(".git/objects/moved-away"))
+        for id in ids.reversed() + ids {
+            #expect(try own.objectHeader(id).size == headers[id], "\(id.hex)")
+            #expect(try own.rawObject(id, maxBytes: 1 << 20) == expected[id], "\(id.hex)")
+        }
+    }
+
+    /// A pack damaged anywhere (one byte flipped at 48 places in turn, and in its index): the handle
+    /// with its own reader reads, or fails to read, each object exactly as a plain handle does.
+    @Test func aDamagedPackReadsAsLibgit2ReadsIt() throws {
+        let directory = try TemporaryDirectory()
+        let folder = try deltifiedRepository(in: directory, packing: "offset")
+        let ids = try objectIDs(in: folder)
+        let packs = folder.appendingPathComponent(".git/objects/pack")
+        let names = try FileManager.default.contentsOfDirectory(atPath: packs.path)
+        let pack = packs.appendingPathComponent(try #require(names.first { $0.hasSuffix(".pack") }))
+        let index = packs.appendingPathComponent(try #require(names.first { $0.hasSuffix(".idx") }))
+        let original = (pack: try Data(contentsOf: pack), index: try Data(contentsOf: index))
+        var damages = (0..<48).map { (file: pack, offset: 12 + (original.pack.count - 32) * $0 / 48) }
+        damages += [8, 8 + 4 * 200, 8 + 1024 + 5, original.index.count - 30].map { (file: index, offset: $0) }
+        var refused = 0
+        for damage in damages {
+            try original.pack.write(to: pack)
+            try original.index.write(to: index)
+            var bytes = try Data(contentsOf: damage.file)
+            bytes[damage.offset] ^= 0x5a
+            try bytes.write(to: damage.file)
+            let plain = try Repository.reopen(.path(folder))
+            let own = try Repository.reopen(.path(folder), ownPacks: true)
+            for id in ids {
+                let read = (plain: try? plain.rawObject(id, maxBytes: 1 << 20), own: try? own.rawObject(id, maxBytes: 1 << 20))
+                #expect(read.own == read.plain, "\(id.hex), byte \(damage.offset) of \(damage.file.lastPathComponent)")
+                if read.plain == nil { refused += 1 }
+            }
+        }
+        #expect(refused > 0)
+    }
+
+    /// 60 versions of two documents, committed by git alone and repacked so that most trees and blobs
+    /// are deltas: by offset, by id, or by offset with every offset in the index's 64-bit table.
+    private func deltifiedRepository(in directory: TemporaryDirectory, packing: String) throws -> URL {
+        let folder = directory.path("deltas")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        #expect(try run("/usr/bin/git", ["init", "-q", "-b", "main"], in: folder).status == 0)
+        var stream = ""
+        var lines: [String] = []
+        for version in 0..<60 {
+            lines.append("line \(version): \(String(repeating: "flour and water ", count: version % 7 + 1))")
+            let first = lines.joined(separator: "\n") + "\n"
+            let second = lines.reversed().joined(separator: "\n") + "\n"
+            let message = "version \(version)\n"
+            stream += "commit refs/heads/main\ncommitter Ann <ann@example.com> \(1_700_000_000 + version) +0000\n"
+            stream += "data \(message.utf8.count)\n\(message)"
+            stream += "M 100644 inline docs/bread.md\ndata \(first.utf8.count)\n\(first)"
+            stream += "M 100644 inline notes/cake.md\ndata \(second.utf8.count)\n\(second)\n"
+        }
+        let imported = try run("/usr/bin/git", ["fast-import", "--quiet"], in: folder, stdin: Data(stream.utf8))
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let byOffset = packing == "id" ? "false" : "true"
+        let repacked = try run("/usr/bin/git", ["-c", "repack.useDeltaBaseOffset=\(byOffset)", "repack", "-adfq", "--depth=20"], in: folder)
+        #expect(repacked.status == 0, "\(repacked.stderr)")
+        let packs = folder.appendingPathComponent(".git/objects/pack")
+        let pack = try #require(try FileManager.default.contentsOfDirectory(atPath: packs.path).first { $0.hasSuffix(".pack") })
+        if packing == "large offsets" {
+            let index = packs.appendingPathComponent(pack.replacingOccurrences(of: ".pack", with: ".idx"))
+            try FileManager.default.removeItem(at: index)
+            let indexed = try run("/usr/bin/git", ["index-pack", "--index-version=2,0x20", "-o", index.path, packs.appendingPathComponent(pack).path], in: folder)
+            #expect(indexed.status == 0, "\(indexed.stderr)")
+        }
+        let listed = try run("/usr/bin/git", ["verify-pack", "-v", packs.appendingPathComponent(pack).path], in: folder)
+        let deltas = listed.stdout.split(separator: "\n").filter { $0.split(separator: " ", omittingEmptySubsequences: true).count == 7 }
+        #expect(deltas.count > 100, "\(listed.stdout)")
+        return folder
+    }
+
+    private func objectIDs(in folder: URL) throws -> [ObjectID] {
+        let listed = try run("/usr/bin/git", ["cat-file", "--batch-all-objects", "--batch-check=%(objectname)"], in: folder)
+        return try listed.stdout.split(separator: "\n").map { try ObjectID(hex: String($0)) }
     }
 
     private func backends(_ repository: Repository) throws -> Int {

@@ -33,13 +33,17 @@ void cohort_git_defer_certificate_bundle(int enabled);
 const char *cohort_git_deferred_certificate_file(void);
 const char *cohort_git_deferred_certificate_directory(void);
 
-/// Gives `repository` its own reading of the packs in `objects_directory`, tried before the packs it
-/// shares: libgit2 keeps one state per pack path for the whole process (its locks, its cache of delta
-/// bases), so threads reading through handles of their own still wait on each other. The folder is
-/// named with `spelling` extra "/." components (one number per thread of a verification), read at
-/// `priority` (above libgit2's own backends, 1 and 2). 0, or a negative libgit2 error code (the
-/// handle then reads as before).
-int cohort_git_add_own_packs(git_repository *repository, const char *objects_directory, int spelling, int priority);
+/// Gives `repository` its own reader of the packs in `objects_directory` (`cohort_pack_reader_new`),
+/// tried before the packs it shares, at `priority` (above libgit2's own backends, 1 and 2). 0, or a
+/// negative libgit2 error code (the handle then reads as before).
+int cohort_git_add_own_packs(git_repository *repository, const char *objects_directory, int priority);
+
+/// A read-only object database backend over the packs of `objects_directory` (index version 2),
+/// mapped for it alone, with delta bases of its own: libgit2 reads packs through one state per pack
+/// path for the whole process, behind a lock every reading thread takes. Whatever it does not take as
+/// well-formed it passes to the next backend (GIT_PASSTHROUGH), so libgit2's own pack reader still
+/// reads, or refuses, it.
+int cohort_pack_reader_new(git_odb_backend **out, const char *objects_directory);
 
 /// Limits how many pack files libgit2 keeps open at once (0: no limit, its default).
 int cohort_git_set_mwindow_file_limit(size_t files);

@@ -1,0 +1,564 @@
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <git2/sys/odb_backend.h>
+#include "CGit2Shim.h"
+
+// A reader of one folder's packs for one repository handle. libgit2 reads packs through one state per
+// pack path for the whole process, behind a lock every thread takes several times per object; this
+// reader maps each pack and its index on its own and keeps its own delta bases, so the threads of a
+// verification never wait on each other. It serves only what it reads exactly as libgit2 would: any
+// entry, delta or index it does not take as well-formed is passed to libgit2's own pack reader
+// (GIT_PASSTHROUGH), which then reads it, or refuses it, as it always has. It answers no "exists" (nor
+// libgit2's "freshen", which falls back to it): its list of packs is taken when it opens, and a write
+// must never be skipped for an object whose pack `git gc` has since deleted.
+
+#define PACK_LIMIT 256                        // packs read per folder (libgit2 reads any others)
+#define OBJECT_LIMIT ((uint64_t)256 << 20)    // larger objects are left to libgit2
+#define CHAIN_LIMIT 4096                      // deltas followed to reach a base
+#define CACHE_SLOTS 4096                      // delta bases kept, by their place in the pack
+#define CACHE_BYTES ((size_t)48 << 20)
+#define CACHE_ENTRY_BYTES ((size_t)4 << 20)
+
+typedef struct {
+    const unsigned char *index;
+    size_t index_size;
+    const unsigned char *pack;
+    size_t pack_size;
+    uint32_t count;
+    uint32_t fanout[256];
+    const unsigned char *ids;
+    const unsigned char *offsets;
+    const unsigned char *large_offsets;
+    uint64_t large_count;
+} pack_file;
+
+typedef struct {
+    uint64_t key;          // (pack number + 1) << 48 | offset; 0: empty
+    unsigned char *data;
+    size_t size;
+    git_object_t type;
+} cached_base;
+
+typedef struct {
+    git_odb_backend parent;
+    pthread_mutex_t lock;
+    pack_file packs[PACK_LIMIT];
+    size_t pack_count;
+    cached_base cache[CACHE_SLOTS];
+    size_t cache_bytes;
+    z_stream zlib;
+    int zlib_ready;
+} pack_reader;
+
+// One pack entry's header: its kind, the size it declares, where its deflated data starts, and for a
+// delta where its base is.
+typedef struct {
+    int kind;               // 1 commit, 2 tree, 3 blob, 4 tag, 6 delta by offset, 7 delta by id
+    size_t pack;            // where the entry is
+    uint64_t offset;
+    uint64_t size;
+    uint64_t data;
+    uint64_t base;          // kind 6 and 7: the base's offset, in pack `base_pack`
+    size_t base_pack;
+} pack_entry_header;
+
+static uint32_t be32(const unsigned char *p) {
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t be64(const unsigned char *p) {
+    return (uint64_t)be32(p) << 32 | be32(p + 4);
+}
+
+static int map_file(const char *path, const unsigned char **data, size_t *size) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct stat status;
+    int result = -1;
+    if (fstat(fd, &status) == 0 && S_ISREG(status.st_mode) && status.st_size > 0) {
+        void *mapped = mmap(NULL, (size_t)status.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (mapped != MAP_FAILED) {
+            *data = mapped;
+            *size = (size_t)status.st_size;
+            result = 0;
+        }
+    }
+    close(fd);
+    return result;
+}
+
+static void unmap_pack(pack_file *pack) {
+    if (pack->index) munmap((void *)pack->index, pack->index_size);
+    if (pack->pack) munmap((void *)pack->pack, pack->pack_size);
+    memset(pack, 0, sizeof(*pack));
+}
+
+// Maps an index (version 2) and its pack, and takes them only if they agree: the index's size for its
+// count, ascending fan-out, the pack's signature, version and count, and the pack's own checksum as the
+// index records it (the checks libgit2 makes when it opens a pack).
+static int open_pack(pack_file *pack, const char *index_path) {
+    size_t length = strlen(index_path);
+    char pack_path[4200];
+    if (length < 4 || length >= sizeof(pack_path)) return -1;
+    memcpy(pack_path, index_path, length - 4);
+    memcpy(pack_path + length - 4, ".pack", 6);
+    memset(pack, 0, sizeof(*pack));
+    if (map_file(index_path, &pack->index, &pack->index_size) != 0) return -1;
+    if (map_file(pack_path, &pack->pack, &pack->pack_size) != 0) {
+        unmap_pack(pack);
+        return -1;
+    }
+    const unsigned char *index = pack->index;
+    size_t fixed = 8 + 256 * 4 + 40;
+    if (pack->index_size < fixed || memcmp(index, "\377tOc", 4) != 0 || be32(index + 4) != 2) goto refuse;
+    uint32_t previous = 0;
+    for (int i = 0; i < 256; i++) {
+        uint32_t value = be32(index + 8 + 4 * i);
+        if (value < previous) goto refuse;
+        pack->fanout[i] = previous = value;
+    }
+    pack->count = pack->fanout[255];
+    uint64_t small = fixed + (uint64_t)pack->count * 28;
+    if (pack->index_size < small || (pack->index_size - small) % 8 != 0) goto refuse;
+    pack->large_count = (pack->index_size - small) / 8;
+    if (pack->large_count > pack->count) goto refuse;
+    pack->ids = index + 8 + 256 * 4;
+    pack->offsets = pack->ids + (size_t)pack->count * 24;
+    pack->large_offsets = pack->offsets + (size_t)pack->count * 4;
+    if (pack->pack_size < 32 || memcmp(pack->pack, "PACK", 4) != 0) goto refuse;
+    uint32_t version = be32(pack->pack + 4);
+    if ((version != 2 && version != 3) || be32(pack->pack + 8) != pack->count) goto refuse;
+    if (memcmp(pack->pack + pack->pack_size - 20, index + pack->index_size - 40, 20) != 0) goto refuse;
+    return 0;
+refuse:
+    unmap_pack(pack);
+    return -1;
+}
+
+// Where object `id` starts in pack `pack`, or 0 when the pack's index does not list it (or lists it at
+// a place no entry can start).
+static uint64_t find_in_pack(const pack_file *pack, const unsigned char *id) {
+    uint32_t low = id[0] == 0 ? 0 : pack->fanout[id[0] - 1], high = pack->fanout[id[0]];
+    while (low < high) {
+        uint32_t middle = low + (high - low) / 2;
+        int order = memcmp(pack->ids + (size_t)middle * 20, id, 20);
+        if (order == 0) {
+            uint32_t offset = be32(pack->offsets + (size_t)middle * 4);
+            uint64_t place = offset;
+            if (offset & 0x80000000u) {
+                uint64_t slot = offset & 0x7fffffffu;
+                if (slot >= pack->large_count) return 0;
+                place = be64(pack->large_offsets + slot * 8);
+            }
+            return place >= 12 && place < pack->pack_size - 20 ? place : 0;
+        }
+        if (order < 0) low = middle + 1; else high = middle;
+    }
+    return 0;
+}
+
+static int find(const pack_reader *reader, const unsigned char *id, size_t *pack, uint64_t *offset) {
+    for (size_t i = 0; i < reader->pack_count; i++) {
+        uint64_t place = find_in_pack(&reader->packs[i], id);
+        if (place) {
+            *pack = i;
+            *offset = place;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int read_entry_header(const pack_reader *reader, size_t pack_number, uint64_t offset, pack_entry_header *header) {
+    const pack_file *pack = &reader->packs[pack_number];
+    uint64_t end = pack->pack_size - 20, at = offset;
+    if (at < 12 || at >= end) return -1;
+    unsigned char byte = pack->pack[at++];
+    header->kind = (byte >> 4) & 7;
+    header->size = byte & 15;
+    header->pack = pack_number;
+    header->offset = offset;
+    int shift = 4;
+    while (byte & 0x80) {
+        if (at >= end || shift > 57) return -1;
+        byte = pack->pack[at++];
+        header->size |= (uint64_t)(byte & 0x7f) << shift;
+        shift += 7;
+    }
+    if (header->kind == 6) {
+        if (at >= end) return -1;
+        byte = pack->pack[at++];
+        uint64_t distance = byte & 0x7f;
+        while (byte & 0x80) {
+            if (at >= end || distance >= ((uint64_t)1 << 56)) return -1;
+            byte = pack->pack[at++];
+            distance = ((distance + 1) << 7) | (byte & 0x7f);
+        }
+        if (distance == 0 || distance > offset) return -1;
+        header->base = offset - distance;
+        header->base_pack = pack_number;
+    } else if (header->kind == 7) {
+        if (end - at < 20) return -1;
+        if (find(reader, pack->pack + at, &header->base_pack, &header->base) != 0) return -1;
+        at += 20;
+    } else if (header->kind < 1 || header->kind > 4) {
+        return -1;
+    }
+    if (at >= end) return -1;
+    header->data = at;
+    return 0;
+}
+
+// Inflates the entry's data into exactly `size` bytes; the stream must end there.
+static int inflate_exactly(pack_reader *reader, const pack_entry_header *header, unsigned char *out, size_t size) {
+    const pack_file *pack = &reader->packs[header->pack];
+    uint64_t available = pack->pack_size - 20 - header->data;
+    unsigned char spare;
+    if (!reader->zlib_ready) {
+        if (inflateInit(&reader->zlib) != Z_OK) return -1;
+        reader->zlib_ready = 1;
+    } else if (inflateReset(&reader->zlib) != Z_OK) {
+        return -1;
+    }
+    reader->zlib.next_in = (unsigned char *)pack->pack + header->data;
+    reader->zlib.avail_in = available > UINT32_MAX ? UINT32_MAX : (uInt)available;
+    reader->zlib.next_out = size ? out : &spare;
+    reader->zlib.avail_out = size ? (uInt)size : 1;
+    int status = inflate(&reader->zlib, Z_FINISH);
+    return status == Z_STREAM_END && reader->zlib.total_out == size ? 0 : -1;
+}
+
+static int delta_size(const unsigned char **at, const unsigned char *end, uint64_t *size) {
+    uint64_t value = 0;
+    int shift = 0;
+    unsigned char byte;
+    do {
+        if (*at >= end || shift > 63) return -1;
+        byte = *(*at)++;
+        value |= (uint64_t)(byte & 0x7f) << shift;
+        shift += 7;
+    } while (byte & 0x80);
+    *size = value;
+    return 0;
+}
+
+// Applies `delta` to `base` into `out` of exactly `size` bytes, with the checks libgit2's
+// git_delta_apply makes: the base's size, each copy inside the base and the result, each insertion
+// inside the delta and the result, no zero command, and nothing left over.
+static int apply_delta(const unsigned char *base, size_t base_size, const unsigned char *delta, size_t delta_size_bytes,
+                       unsigned char *out, size_t size) {
+    const unsigned char *at = delta, *end = delta + delta_size_bytes;
+    uint64_t source, target;
+    if (delta_size(&at, end, &source) != 0 || source != base_size) return -1;
+    if (delta_size(&at, end, &target) != 0 || target != size) return -1;
+    size_t left = size;
+    unsigned char *write = out;
+    while (at < end) {
+        unsigned char command = *at++;
+        if (command & 0x80) {
+            uint64_t offset = 0, length = 0;
+            for (int i = 0; i < 4; i++) {
+                if (command & (1 << i)) {
+                    if (at >= end) return -1;
+                    offset |= (uint64_t)*at++ << (8 * i);
+                }
+            }
+            for (int i = 0; i < 3; i++) {
+                if (command & (0x10 << i)) {
+                    if (at >= end) return -1;
+                    length |= (uint64_t)*at++ << (8 * i);
+                }
+            }
+            if (length == 0) length = 0x10000;
+            if (offset > base_size || length > base_size - offset || length > left) return -1;
+            memcpy(write, base + offset, length);
+            write += length;
+            left -= length;
+        } else if (command) {
+            if (command > (size_t)(end - at) || command > left) return -1;
+            memcpy(write, at, command);
+            at += command;
+            write += command;
+            left -= command;
+        } else {
+            return -1;
+        }
+    }
+    return left == 0 ? 0 : -1;
+}
+
+// The size a delta entry's result declares: the second number at the start of its inflated data.
+static int delta_result_size(pack_reader *reader, const pack_entry_header *header, uint64_t *size) {
+    const pack_file *pack = &reader->packs[header->pack];
+    uint64_t available = pack->pack_size - 20 - header->data;
+    unsigned char start[32];
+    if (!reader->zlib_ready) {
+        if (inflateInit(&reader->zlib) != Z_OK) return -1;
+        reader->zlib_ready = 1;
+    } else if (inflateReset(&reader->zlib) != Z_OK) {
+        return -1;
+    }
+    reader->zlib.next_in = (unsigned char *)pack->pack + header->data;
+    reader->zlib.avail_in = available > UINT32_MAX ? UINT32_MAX : (uInt)available;
+    reader->zlib.next_out = start;
+    reader->zlib.avail_out = (uInt)(header->size < sizeof(start) ? header->size : sizeof(start));
+    if (reader->zlib.avail_out == 0) return -1;
+    int status = inflate(&reader->zlib, Z_SYNC_FLUSH);
+    if (status != Z_OK && status != Z_STREAM_END && status != Z_BUF_ERROR) return -1;
+    const unsigned char *at = start, *end = start + reader->zlib.total_out;
+    uint64_t source;
+    return delta_size(&at, end, &source) == 0 && delta_size(&at, end, size) == 0 ? 0 : -1;
+}
+
+static cached_base *cache_slot(pack_reader *reader, uint64_t key) {
+    uint64_t hash = key * 0x9E3779B97F4A7C15ull;
+    return &reader->cache[hash >> (64 - 12)];
+}
+
+static uint64_t cache_key(size_t pack, uint64_t offset) {
+    return (uint64_t)(pack + 1) << 48 | offset;
+}
+
+static const cached_base *cache_find(pack_reader *reader, size_t pack, uint64_t offset) {
+    uint64_t key = cache_key(pack, offset);
+    cached_base *slot = cache_slot(reader, key);
+    return slot->key == key ? slot : NULL;
+}
+
+// Keeps a copy of a base other deltas may need; only within the cache's bounds.
+static void cache_keep(pack_reader *reader, size_t pack, uint64_t offset, const unsigned char *data, size_t size, git_object_t type) {
+    if (size > CACHE_ENTRY_BYTES) return;
+    uint64_t key = cache_key(pack, offset);
+    cached_base *slot = cache_slot(reader, key);
+    if (slot->key == key) return;
+    size_t freed = slot->key ? slot->size : 0;
+    if (reader->cache_bytes - freed + size > CACHE_BYTES) return;
+    unsigned char *copy = malloc(size ? size : 1);
+    if (!copy) return;
+    memcpy(copy, data, size);
+    if (slot->key) free(slot->data);
+    reader->cache_bytes = reader->cache_bytes - freed + size;
+    slot->key = key;
+    slot->data = copy;
+    slot->size = size;
+    slot->type = type;
+}
+
+// Reads the object whose entry is at `offset` of pack `pack_number`: its base, then each delta on the
+// way back to it. The result is allocated by libgit2 (one byte more, zero) so that libgit2 can own it.
+static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset, void **out, size_t *out_size, git_object_t *out_type) {
+    pack_entry_header chain[64];
+    pack_entry_header *deltas = chain;
+    size_t depth = 0, capacity = 64;
+    int result = GIT_PASSTHROUGH;
+    unsigned char *base = NULL;
+    size_t base_size = 0;
+    int base_owned = 0;
+    git_object_t type = GIT_OBJECT_INVALID;
+    size_t pack = pack_number;
+    uint64_t place = offset;
+    for (;;) {
+        const cached_base *cached = cache_find(reader, pack, place);
+        if (cached && depth == 0) {
+            unsigned char *data = git_odb_backend_data_alloc(&reader->parent, cached->size + 1);
+            if (!data) goto done;
+            memcpy(data, cached->data, cached->size);
+            data[cached->size] = 0;
+            *out = data;
+            *out_size = cached->size;
+            *out_type = cached->type;
+            result = 0;
+            goto done;
+        }
+        if (cached) {
+            base = cached->data;
+            base_size = cached->size;
+            type = cached->type;
+            break;
+        }
+        pack_entry_header header;
+        if (read_entry_header(reader, pack, place, &header) != 0 || header.size > OBJECT_LIMIT) goto done;
+        if (header.kind <= 4) {
+            type = (git_object_t)header.kind;
+            base_size = (size_t)header.size;
+            if (depth == 0) {
+                unsigned char *data = git_odb_backend_data_alloc(&reader->parent, base_size + 1);
+                if (!data) goto done;
+                if (inflate_exactly(reader, &header, data, base_size) != 0) {
+                    git_odb_backend_data_free(&reader->parent, data);
+                    goto done;
+                }
+                data[base_size] = 0;
+                *out = data;
+                *out_size = base_size;
+                *out_type = type;
+                result = 0;
+                goto done;
+            }
+            base = malloc(base_size ? base_size : 1);
+            if (!base) goto done;
+            base_owned = 1;
+            if (inflate_exactly(reader, &header, base, base_size) != 0) goto done;
+            cache_keep(reader, pack, place, base, base_size, type);
+            break;
+        }
+        if (depth == CHAIN_LIMIT) goto done;
+        if (depth == capacity) {
+            pack_entry_header *larger = malloc(sizeof(pack_entry_header) * capacity * 2);
+            if (!larger) goto done;
+            memcpy(larger, deltas, sizeof(pack_entry_header) * depth);
+            if (deltas != chain) free(deltas);
+            deltas = larger;
+            capacity *= 2;
+        }
+        deltas[depth++] = header;
+        pack = header.base_pack;
+        place = header.base;
+    }
+    while (depth > 0) {
+        pack_entry_header *delta = &deltas[--depth];
+        unsigned char *instructions = malloc(delta->size ? (size_t)delta->size : 1);
+        if (!instructions) goto done;
+        uint64_t size;
+        const unsigned char *at = NULL;
+        if (inflate_exactly(reader, delta, instructions, (size_t)delta->size) != 0) {
+            free(instructions);
+            goto done;
+        }
+        at = instructions;
+        uint64_t source;
+        if (delta_size(&at, instructions + delta->size, &source) != 0 || delta_size(&at, instructions + delta->size, &size) != 0 ||
+            size > OBJECT_LIMIT) {
+            free(instructions);
+            goto done;
+        }
+        unsigned char *target = depth == 0 ? git_odb_backend_data_alloc(&reader->parent, (size_t)size + 1) : malloc(size ? (size_t)size : 1);
+        if (!target) {
+            free(instructions);
+            goto done;
+        }
+        int applied = apply_delta(base, base_size, instructions, (size_t)delta->size, target, (size_t)size);
+        free(instructions);
+        if (applied != 0) {
+            if (depth == 0) git_odb_backend_data_free(&reader->parent, target); else free(target);
+            goto done;
+        }
+        if (base_owned) free(base);
+        base = target;
+        base_size = (size_t)size;
+        base_owned = depth > 0;
+        if (depth == 0) {
+            target[size] = 0;
+            *out = target;
+            *out_size = base_size;
+            *out_type = type;
+            base = NULL;
+            result = 0;
+            goto done;
+        }
+        // The entry this delta made is itself a base (it is reached as one).
+        cache_keep(reader, delta->pack, delta->offset, target, base_size, type);
+    }
+done:
+    if (base_owned) free(base);
+    if (deltas != chain) free(deltas);
+    return result;
+}
+
+static int object_type_and_size(pack_reader *reader, size_t pack_number, uint64_t offset, size_t *size, git_object_t *type) {
+    pack_entry_header header;
+    if (read_entry_header(reader, pack_number, offset, &header) != 0 || header.size > OBJECT_LIMIT) return GIT_PASSTHROUGH;
+    if (header.kind <= 4) {
+        *size = (size_t)header.size;
+        *type = (git_object_t)header.kind;
+        return 0;
+    }
+    uint64_t result_size;
+    if (delta_result_size(reader, &header, &result_size) != 0 || result_size > OBJECT_LIMIT) return GIT_PASSTHROUGH;
+    for (size_t depth = 0; header.kind > 4; depth++) {
+        const cached_base *cached = cache_find(reader, header.base_pack, header.base);
+        if (cached) {
+            *type = cached->type;
+            *size = (size_t)result_size;
+            return 0;
+        }
+        if (depth == CHAIN_LIMIT || read_entry_header(reader, header.base_pack, header.base, &header) != 0) return GIT_PASSTHROUGH;
+    }
+    *type = (git_object_t)header.kind;
+    *size = (size_t)result_size;
+    return 0;
+}
+
+static int reader_read(void **out, size_t *size, git_object_t *type, git_odb_backend *backend, const git_oid *id) {
+    pack_reader *reader = (pack_reader *)backend;
+    size_t pack;
+    uint64_t offset;
+    pthread_mutex_lock(&reader->lock);
+    int result = find(reader, id->id, &pack, &offset) == 0 ? read_object(reader, pack, offset, out, size, type) : GIT_ENOTFOUND;
+    pthread_mutex_unlock(&reader->lock);
+    return result;
+}
+
+static int reader_read_header(size_t *size, git_object_t *type, git_odb_backend *backend, const git_oid *id) {
+    pack_reader *reader = (pack_reader *)backend;
+    size_t pack;
+    uint64_t offset;
+    pthread_mutex_lock(&reader->lock);
+    int result = find(reader, id->id, &pack, &offset) == 0 ? object_type_and_size(reader, pack, offset, size, type) : GIT_ENOTFOUND;
+    pthread_mutex_unlock(&reader->lock);
+    return result;
+}
+
+static void reader_free(git_odb_backend *backend) {
+    pack_reader *reader = (pack_reader *)backend;
+    for (size_t i = 0; i < reader->pack_count; i++) unmap_pack(&reader->packs[i]);
+    for (size_t i = 0; i < CACHE_SLOTS; i++) free(reader->cache[i].data);
+    if (reader->zlib_ready) inflateEnd(&reader->zlib);
+    pthread_mutex_destroy(&reader->lock);
+    free(reader);
+}
+
+int cohort_pack_reader_new(git_odb_backend **out, const char *objects_directory) {
+    size_t length = strlen(objects_directory);
+    if (length == 0 || length > 4000) return GIT_EINVALID;
+    char folder[4100];
+    snprintf(folder, sizeof(folder), "%s/pack", objects_directory);
+    pack_reader *reader = calloc(1, sizeof(pack_reader));
+    if (!reader) {
+        git_error_set_oom();
+        return -1;
+    }
+    int error = git_odb_init_backend(&reader->parent, GIT_ODB_BACKEND_VERSION);
+    if (error < 0) {
+        free(reader);
+        return error;
+    }
+    pthread_mutex_init(&reader->lock, NULL);
+    DIR *directory = opendir(folder);
+    if (directory) {
+        struct dirent *entry;
+        while ((entry = readdir(directory)) != NULL && reader->pack_count < PACK_LIMIT) {
+            size_t name = strlen(entry->d_name);
+            if (name < 9 || strncmp(entry->d_name, "pack-", 5) != 0 || strcmp(entry->d_name + name - 4, ".idx") != 0) continue;
+            char path[4200];
+            if ((size_t)snprintf(path, sizeof(path), "%s/%s", folder, entry->d_name) >= sizeof(path)) continue;
+            if (open_pack(&reader->packs[reader->pack_count], path) == 0) reader->pack_count++;
+        }
+        closedir(directory);
+    }
+    reader->parent.read = reader_read;
+    reader->parent.read_header = reader_read_header;
+    reader->parent.free = reader_free;
+    *out = &reader->parent;
+    return 0;
+}
