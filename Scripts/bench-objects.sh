@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Reading objects through libgit2 on two cores: every object of a generated history (the objects a
+# Reading objects on two cores: every object of a generated history (the objects a
 # verification reads: commits, trees, notices) read by `cohort-bench objects`, in interleaved rounds,
 # medians reported:
 #   - on one thread;
 #   - on two threads of one process, each with its own repository handle, libgit2's state of each
 #     pack shared between them (how verification's workers read before 2026-11-24's eleventh session);
-#   - the same with packs of their own (`Repository.reopen(_:ownPacks:)`, how they read now);
+#   - through Cohort's own pack reader, one handle each (`Repository.reopen(_:ownPacks:)`, how
+#     they read now);
 #   - by two processes at once, half each (nothing shared: the most two cores can give);
 #   - by `git cat-file --batch` (git's own reader, one process).
 #   bash Scripts/bench-objects.sh [COMMITS] [ROUNDS]        (defaults 10000, 7)
@@ -14,11 +15,12 @@ rounds=${2:-7}
 repository="$work/history/.git"
 git cat-file --batch-all-objects --batch-check='%(objectname)' --unordered >"$work/ids"
 split -n l/2 "$work/ids" "$work/half."
-: >"$work/one"; : >"$work/two-threads"; : >"$work/own-packs"; : >"$work/two-processes"; : >"$work/git"
-: >"$work/cpu-one"; : >"$work/cpu-two-threads"; : >"$work/cpu-own-packs"
+: >"$work/one"; : >"$work/two-threads"; : >"$work/own-one"; : >"$work/own-packs"; : >"$work/two-processes"; : >"$work/git"
+: >"$work/cpu-one"; : >"$work/cpu-two-threads"; : >"$work/cpu-own-one"; : >"$work/cpu-own-packs"
 for round in $(seq "$rounds"); do
   read -r _ wall cpu < <("$bin/cohort-bench" objects "$repository" "$work/ids" 1); echo "$wall" >>"$work/one"; echo "$cpu" >>"$work/cpu-one"
   read -r _ wall cpu < <("$bin/cohort-bench" objects "$repository" "$work/ids" 2); echo "$wall" >>"$work/two-threads"; echo "$cpu" >>"$work/cpu-two-threads"
+  read -r _ wall cpu < <("$bin/cohort-bench" objects "$repository" "$work/ids" 1 own); echo "$wall" >>"$work/own-one"; echo "$cpu" >>"$work/cpu-own-one"
   read -r _ wall cpu < <("$bin/cohort-bench" objects "$repository" "$work/ids" 2 own); echo "$wall" >>"$work/own-packs"; echo "$cpu" >>"$work/cpu-own-packs"
   start=$(now)
   "$bin/cohort-bench" objects "$repository" "$work/half.aa" 1 >/dev/null &
@@ -33,12 +35,13 @@ one=$(median <"$work/one")
 printf '\n%d objects of a history of %d commits, %d rounds, medians\n\n' "$(wc -l <"$work/ids")" "$total" "$rounds"
 printf '| reader | seconds | spread | CPU seconds | speed-up over one thread |\n|---|---:|---:|---:|---:|\n'
 printf '| libgit2, one thread | %.3f | %s | %.3f | 1.00× |\n' "$one" "$(spread <"$work/one")" "$(median <"$work/cpu-one")"
-for kind in two-threads own-packs two-processes; do
+for kind in two-threads own-one own-packs two-processes; do
   case $kind in
-    two-threads) label="two threads, packs shared"; cpu=$(printf '%.3f' "$(median <"$work/cpu-$kind")") ;;
-    own-packs) label="two threads, packs of their own"; cpu=$(printf '%.3f' "$(median <"$work/cpu-$kind")") ;;
-    *) label="two processes, half each"; cpu="—" ;;
+    two-threads) label="libgit2, two threads, packs shared"; cpu=$(printf '%.3f' "$(median <"$work/cpu-$kind")") ;;
+    own-one) label="Cohort's pack reader, one thread"; cpu=$(printf '%.3f' "$(median <"$work/cpu-$kind")") ;;
+    own-packs) label="Cohort's pack reader, two threads"; cpu=$(printf '%.3f' "$(median <"$work/cpu-$kind")") ;;
+    *) label="libgit2, two processes, half each"; cpu="—" ;;
   esac
-  printf '| libgit2, %s | %.3f | %s | %s | %s× |\n' "$label" "$(median <"$work/$kind")" "$(spread <"$work/$kind")" "$cpu" "$(ratio "$one" "$(median <"$work/$kind")")"
+  printf '| %s | %.3f | %s | %s | %s× |\n' "$label" "$(median <"$work/$kind")" "$(spread <"$work/$kind")" "$cpu" "$(ratio "$one" "$(median <"$work/$kind")")"
 done
 printf '| git cat-file --batch, one process | %.3f | %s | — | %s× |\n' "$(median <"$work/git")" "$(spread <"$work/git")" "$(ratio "$one" "$(median <"$work/git")")"

@@ -3,9 +3,9 @@ import CohortGit
 import Foundation
 
 /// `cohort-bench objects REPOSITORY IDS THREADS [own]`: reads every object named in the file IDS (one
-/// id per line) through Cohort's libgit2 reader (`Repository.rawObject`, its size read first, as
+/// id per line) through Cohort's git layer (`Repository.rawObject`, its size read first, as
 /// verification reads), split between THREADS threads, each with its own repository handle (with
-/// `own`, each with packs of its own, as verification's workers read); prints one line: the objects,
+/// `own`, each through Cohort's own pack reader, as verification's workers read); prints one line: the objects,
 /// the wall-clock and the CPU seconds. Two processes given half each have no lock in common:
 /// `Scripts/bench-objects.sh` runs every way side by side.
 func objectsBenchmark(repository path: String, ids file: String, threads: Int, ownPacks: Bool) throws {
