@@ -26,8 +26,14 @@
 #define OBJECT_LIMIT ((uint64_t)256 << 20)    // larger objects are left to libgit2
 #define CHAIN_LIMIT 4096                      // deltas followed to reach a base
 #define CACHE_SLOTS 4096                      // delta bases kept, by their place in the pack
-#define CACHE_BYTES ((size_t)48 << 20)
-#define CACHE_ENTRY_BYTES ((size_t)4 << 20)
+#define CACHE_BYTES ((size_t)8 << 20)           // per reader: a verification has two per thread
+#define CACHE_ENTRY_BYTES ((size_t)1 << 20)     // as libgit2's own cache of bases
+// What one read may inflate and rebuild, bases and deltas together, past what it returns: git's
+// pack-objects never makes a delta much smaller than its base, so only a pack built to make every read
+// inflate one huge base again goes past it. That pack is left to libgit2, which reads it (or not) as it
+// always has, under its lock, one thread at a time.
+#define READ_BUDGET ((uint64_t)64 << 20)
+#define READ_BUDGET_FACTOR 64
 
 typedef struct {
     const unsigned char *index;
@@ -109,7 +115,7 @@ static void unmap_pack(pack_file *pack) {
 static int open_pack(pack_file *pack, const char *index_path) {
     size_t length = strlen(index_path);
     char pack_path[4200];
-    if (length < 4 || length >= sizeof(pack_path)) return -1;
+    if (length < 4 || length + 2 > sizeof(pack_path)) return -1;
     memcpy(pack_path, index_path, length - 4);
     memcpy(pack_path + length - 4, ".pack", 6);
     memset(pack, 0, sizeof(*pack));
@@ -131,7 +137,7 @@ static int open_pack(pack_file *pack, const char *index_path) {
     uint64_t small = fixed + (uint64_t)pack->count * 28;
     if (pack->index_size < small || (pack->index_size - small) % 8 != 0) goto refuse;
     pack->large_count = (pack->index_size - small) / 8;
-    if (pack->large_count > pack->count) goto refuse;
+    if (pack->large_count > (pack->count ? pack->count - 1 : 0)) goto refuse;   // as libgit2 allows
     pack->ids = index + 8 + 256 * 4;
     pack->offsets = pack->ids + (size_t)pack->count * 24;
     pack->large_offsets = pack->offsets + (size_t)pack->count * 4;
@@ -209,7 +215,10 @@ static int read_entry_header(const pack_reader *reader, size_t pack_number, uint
         header->base_pack = pack_number;
     } else if (header->kind == 7) {
         if (end - at < 20) return -1;
-        if (find(reader, pack->pack + at, &header->base_pack, &header->base) != 0) return -1;
+        // In the same pack only, as libgit2 reads it (index-pack --fix-thin puts a thin pack's bases there).
+        header->base = find_in_pack(pack, pack->pack + at);
+        header->base_pack = pack_number;
+        if (header->base == 0) return -1;
         at += 20;
     } else if (header->kind < 1 || header->kind > 4) {
         return -1;
@@ -367,6 +376,7 @@ static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset,
     git_object_t type = GIT_OBJECT_INVALID;
     size_t pack = pack_number;
     uint64_t place = offset;
+    uint64_t budget = 0, spent = 0;
     for (;;) {
         const cached_base *cached = cache_find(reader, pack, place);
         if (cached && depth == 0) {
@@ -405,6 +415,8 @@ static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset,
                 result = 0;
                 goto done;
             }
+            spent += base_size;
+            if (spent > budget) goto done;
             base = malloc(base_size ? base_size : 1);
             if (!base) goto done;
             base_owned = 1;
@@ -421,12 +433,19 @@ static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset,
             deltas = larger;
             capacity *= 2;
         }
+        if (depth == 0) {
+            uint64_t result_size;
+            if (delta_result_size(reader, &header, &result_size) != 0 || result_size > OBJECT_LIMIT) goto done;
+            budget = READ_BUDGET + READ_BUDGET_FACTOR * result_size;
+        }
         deltas[depth++] = header;
         pack = header.base_pack;
         place = header.base;
     }
     while (depth > 0) {
         pack_entry_header *delta = &deltas[--depth];
+        spent += delta->size;
+        if (spent > budget) goto done;
         unsigned char *instructions = malloc(delta->size ? (size_t)delta->size : 1);
         if (!instructions) goto done;
         uint64_t size;
@@ -438,7 +457,7 @@ static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset,
         at = instructions;
         uint64_t source;
         if (delta_size(&at, instructions + delta->size, &source) != 0 || delta_size(&at, instructions + delta->size, &size) != 0 ||
-            size > OBJECT_LIMIT) {
+            size > OBJECT_LIMIT || (spent += size) > budget) {
             free(instructions);
             goto done;
         }

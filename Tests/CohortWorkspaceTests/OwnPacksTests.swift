@@ -1,4 +1,5 @@
 import CGit2
+import CohortBase
 @testable import CohortGit
 import CohortTestSupport
 import Foundation
@@ -107,6 +108,55 @@ import Testing
             }
         }
         #expect(refused > 0)
+    }
+
+    /// A pack built so that reading a small blob means inflating a huge base again (a delta by offset
+    /// on a 72 MiB blob that copies nothing from it): the reader serves the base itself, and leaves the
+    /// small blob to libgit2 rather than spend 72 MiB on every read of it (with its packs moved away,
+    /// libgit2 cannot read it, and neither can the handle).
+    @Test func aSmallDeltaOnAHugeBaseIsLeftToLibgit2() throws {
+        let directory = try TemporaryDirectory()
+        let folder = directory.path("huge")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        #expect(try run("/usr/bin/git", ["init", "-q", "--bare"], in: folder).status == 0)
+        let packs = folder.appendingPathComponent("objects/pack")
+        let pack = packs.appendingPathComponent("pack-built.pack")
+        // Entry one: the blob, whole. Entry two: a delta on it by offset, inserting 14 bytes.
+        let script = """
+        import hashlib, sys, zlib
+        def header(kind, size):
+            out = bytearray([(kind << 4) | (size & 15)]); size >>= 4
+            while size:
+                out[-1] |= 0x80; out.append(size & 0x7f); size >>= 7
+            return bytes(out)
+        def varint(n):
+            out = bytearray()
+            while True:
+                out.append((n & 0x7f) | (0x80 if n > 0x7f else 0)); n >>= 7
+                if not n: return bytes(out)
+        base = b"a" * (72 << 20)
+        first = header(3, len(base)) + zlib.compress(base)
+        small = b"only inserted\\n"
+        delta = varint(len(base)) + varint(len(small)) + bytes([len(small)]) + small
+        d = len(first); distance = bytearray([d & 0x7f]); d >>= 7
+        while d:
+            d -= 1; distance.insert(0, 0x80 | (d & 0x7f)); d >>= 7
+        second = header(6, len(delta)) + bytes(distance) + zlib.compress(delta)
+        body = b"PACK" + (2).to_bytes(4, "big") + (2).to_bytes(4, "big") + first + second
+        open(sys.argv[1], "wb").write(body + hashlib.sha1(body).digest())
+        """
+        let built = try run("/usr/bin/python3", ["-c", script, pack.path], in: folder)
+        #expect(built.status == 0, "\(built.stderr)")
+        let indexed = try run("/usr/bin/git", ["index-pack", pack.path], in: folder)
+        #expect(indexed.status == 0, "\(indexed.stderr)")
+        let ids = try run("/usr/bin/git", ["cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objectsize)"], in: folder)
+            .stdout.split(separator: "\n").map { $0.split(separator: " ") }
+        let huge = try ObjectID(hex: String(try #require(ids.first { $0[1] != "14" })[0]))
+        let small = try ObjectID(hex: String(try #require(ids.first { $0[1] == "14" })[0]))
+        let own = try Repository.reopen(.path(folder), ownPacks: true)
+        try FileManager.default.moveItem(at: packs, to: folder.appendingPathComponent("objects/moved-away"))
+        #expect(try own.rawObject(huge, maxBytes: 1 << 30).count == 72 << 20)
+        #expect(throws: CohortError.self) { try own.rawObject(small, maxBytes: 1 << 20) }
     }
 
     /// 60 versions of two documents, committed by git alone and repacked so that most trees and blobs
