@@ -26,7 +26,8 @@
 #define OBJECT_LIMIT ((uint64_t)256 << 20)    // larger objects are left to libgit2
 #define CHAIN_LIMIT 4096                      // deltas followed to reach a base
 #define CACHE_SLOTS 4096                      // delta bases kept, by their place in the pack
-#define CACHE_BYTES ((size_t)8 << 20)           // per reader: a verification has two per thread
+#define CACHE_BYTES ((size_t)16 << 20)          // per reader: a verification has two per thread,
+#define CACHE_ALL_BYTES ((size_t)128 << 20)     // and all readers of the process together
 #define CACHE_ENTRY_BYTES ((size_t)1 << 20)     // as libgit2's own cache of bases
 // What one read may inflate and rebuild, bases and deltas together, past what it returns: git's
 // pack-objects never makes a delta much smaller than its base, so only a pack built to make every read
@@ -329,6 +330,8 @@ static int delta_result_size(pack_reader *reader, const pack_entry_header *heade
     return delta_size(&at, end, &source) == 0 && delta_size(&at, end, size) == 0 ? 0 : -1;
 }
 
+static size_t cached_in_all_readers;   // atomic
+
 static cached_base *cache_slot(pack_reader *reader, uint64_t key) {
     uint64_t hash = key * 0x9E3779B97F4A7C15ull;
     return &reader->cache[hash >> (64 - 12)];
@@ -352,10 +355,20 @@ static void cache_keep(pack_reader *reader, size_t pack, uint64_t offset, const 
     if (slot->key == key) return;
     size_t freed = slot->key ? slot->size : 0;
     if (reader->cache_bytes - freed + size > CACHE_BYTES) return;
+    if (__atomic_add_fetch(&cached_in_all_readers, size, __ATOMIC_RELAXED) - freed > CACHE_ALL_BYTES) {
+        __atomic_sub_fetch(&cached_in_all_readers, size, __ATOMIC_RELAXED);
+        return;
+    }
     unsigned char *copy = malloc(size ? size : 1);
-    if (!copy) return;
+    if (!copy) {
+        __atomic_sub_fetch(&cached_in_all_readers, size, __ATOMIC_RELAXED);
+        return;
+    }
     memcpy(copy, data, size);
-    if (slot->key) free(slot->data);
+    if (slot->key) {
+        free(slot->data);
+        __atomic_sub_fetch(&cached_in_all_readers, freed, __ATOMIC_RELAXED);
+    }
     reader->cache_bytes = reader->cache_bytes - freed + size;
     slot->key = key;
     slot->data = copy;
@@ -541,6 +554,7 @@ static int reader_read_header(size_t *size, git_object_t *type, git_odb_backend 
 static void reader_free(git_odb_backend *backend) {
     pack_reader *reader = (pack_reader *)backend;
     for (size_t i = 0; i < reader->pack_count; i++) unmap_pack(&reader->packs[i]);
+    __atomic_sub_fetch(&cached_in_all_readers, reader->cache_bytes, __ATOMIC_RELAXED);
     for (size_t i = 0; i < CACHE_SLOTS; i++) free(reader->cache[i].data);
     if (reader->zlib_ready) inflateEnd(&reader->zlib);
     pthread_mutex_destroy(&reader->lock);
