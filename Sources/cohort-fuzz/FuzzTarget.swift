@@ -17,6 +17,8 @@ enum FuzzTarget: String, CaseIterable {
     case json
     /// A key's table of multiples (`CP256`) against swift-crypto: key number, r ‖ s, then the message.
     case p256
+    /// Cohort's pack reader against libgit2's, on a genuine pack damaged as the input says (`PackFuzz`).
+    case pack
 
     static let tokenKey = SymmetricKey(data: Data(repeating: 7, count: 32))
     static let challengeKey = SymmetricKey(data: Data(repeating: 9, count: 32))
@@ -93,6 +95,8 @@ enum FuzzTarget: String, CaseIterable {
             let verdict = table.verdict(signature, digest: digest)
             let reference = key.signingKey.isValidSignature(signature, for: digest)
             precondition(verdict == -1 || (verdict == 1) == reference, "the table says \(verdict), swift-crypto \(reference)")
+        case .pack:
+            PackFuzz.run(data)
         case .path:
             for mode: UInt32 in [0o100644, 0o120000, 0o040000] { _ = GitPath.refusal(component: text, mode: mode) }
             _ = CohortLayout.isLookAlike(text)

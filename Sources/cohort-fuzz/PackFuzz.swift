@@ -1,0 +1,95 @@
+import CohortGit
+import Foundation
+
+/// The `pack` target: a genuine pack of deltas, made once per process by git, damaged as the input
+/// says (five bytes per damage: a little-endian place, whose top bit chooses the index over the pack,
+/// and a byte to xor there; at most eight), then every object's header and content read through
+/// Cohort's pack reader and through libgit2's alone. The two must agree, error for error.
+enum PackFuzz {
+    struct Sample {
+        let folder: URL
+        let pack: URL
+        let index: URL
+        let packBytes: Data
+        let indexBytes: Data
+        let ids: [ObjectID]
+    }
+
+    nonisolated(unsafe) static var removeOnExit = ""
+    static let sample: Sample = {
+        do { return try make() } catch { fail("E_IO: cannot make the pack to fuzz: \(error)") }
+    }()
+
+    static func run(_ data: Data) {
+        let sample = sample
+        var pack = sample.packBytes, index = sample.indexBytes
+        let bytes = [UInt8](data)
+        for start in stride(from: 0, to: min(bytes.count / 5, 8) * 5, by: 5) {
+            let place = UInt32(bytes[start]) | UInt32(bytes[start + 1]) << 8 | UInt32(bytes[start + 2]) << 16 | UInt32(bytes[start + 3]) << 24
+            let offset = Int(place & 0x7fff_ffff)
+            if place & 0x8000_0000 != 0 { index[offset % index.count] ^= bytes[start + 4] } else { pack[offset % pack.count] ^= bytes[start + 4] }
+        }
+        guard (try? pack.write(to: sample.pack, options: .atomic)) != nil, (try? index.write(to: sample.index, options: .atomic)) != nil,
+              let plain = try? Repository.reopen(.path(sample.folder)),
+              let own = try? Repository.reopen(.path(sample.folder), ownPacks: true)
+        else { fail("E_IO: cannot write or open the damaged pack in \(sample.folder.path)") }
+        for id in sample.ids {
+            let header = (plain: try? plain.objectHeader(id), own: try? own.objectHeader(id))
+            precondition(header.plain?.size == header.own?.size && header.plain?.type == header.own?.type,
+                         "\(id.hex): libgit2's header \(String(describing: header.plain)), the reader's \(String(describing: header.own))")
+            let content = (plain: try? plain.rawObject(id, maxBytes: 1 << 20), own: try? own.rawObject(id, maxBytes: 1 << 20))
+            precondition(content.plain == content.own, "\(id.hex): libgit2 read \(content.plain?.count ?? -1) bytes, the reader \(content.own?.count ?? -1)")
+        }
+    }
+
+    /// 40 versions of two documents, committed by `git fast-import` and repacked with deltas.
+    private static func make() throws -> Sample {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cohort-fuzz-pack-\(getpid())")
+        try? FileManager.default.removeItem(at: folder)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        removeOnExit = folder.path
+        atexit { if !PackFuzz.removeOnExit.isEmpty { try? FileManager.default.removeItem(atPath: PackFuzz.removeOnExit) } }
+        var stream = ""
+        var lines: [String] = []
+        for version in 0..<40 {
+            lines.append("line \(version): \(String(repeating: "flour and water ", count: version % 5 + 1))")
+            let first = lines.joined(separator: "\n") + "\n", second = lines.reversed().joined(separator: "\n") + "\n"
+            let message = "version \(version)\n"
+            stream += "commit refs/heads/main\ncommitter Ann <ann@example.com> \(1_700_000_000 + version) +0000\n"
+            stream += "data \(message.utf8.count)\n\(message)"
+            stream += "M 100644 inline docs/bread.md\ndata \(first.utf8.count)\n\(first)"
+            stream += "M 100644 inline notes/cake.md\ndata \(second.utf8.count)\n\(second)\n"
+        }
+        try git(["init", "-q", "-b", "main"], in: folder)
+        try git(["fast-import", "--quiet"], in: folder, input: Data(stream.utf8))
+        try git(["repack", "-adfq", "--depth=20"], in: folder)
+        let packs = folder.appendingPathComponent(".git/objects/pack")
+        let names = try FileManager.default.contentsOfDirectory(atPath: packs.path)
+        guard let pack = names.first(where: { $0.hasSuffix(".pack") }), let index = names.first(where: { $0.hasSuffix(".idx") }) else {
+            throw CocoaError(.fileNoSuchFile)
+        }
+        let listed = try git(["cat-file", "--batch-all-objects", "--batch-check=%(objectname)"], in: folder)
+        let ids = try String(decoding: listed, as: UTF8.self).split(separator: "\n").map { try ObjectID(hex: String($0)) }
+        let packURL = packs.appendingPathComponent(pack), indexURL = packs.appendingPathComponent(index)
+        return Sample(folder: folder, pack: packURL, index: indexURL, packBytes: try Data(contentsOf: packURL),
+                      indexBytes: try Data(contentsOf: indexURL), ids: ids)
+    }
+
+    @discardableResult
+    private static func git(_ arguments: [String], in folder: URL, input: Data? = nil) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        process.arguments = arguments
+        process.currentDirectoryURL = folder
+        let output = Pipe(), feed = Pipe()
+        process.standardOutput = output
+        process.standardInput = feed
+        try process.run()
+        if let input { feed.fileHandleForWriting.write(input) }
+        try feed.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CocoaError(.fileReadUnknown) }
+        return data
+    }
+}
