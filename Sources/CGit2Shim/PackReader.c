@@ -229,11 +229,10 @@ static int read_entry_header(const pack_reader *reader, size_t pack_number, uint
     return 0;
 }
 
-// Inflates the entry's data into exactly `size` bytes; the stream must end there.
-static int inflate_exactly(pack_reader *reader, const pack_entry_header *header, unsigned char *out, size_t size) {
+// Points the reader's one zlib stream, reset, at the entry's data (up to the pack's checksum).
+static int start_inflating(pack_reader *reader, const pack_entry_header *header) {
     const pack_file *pack = &reader->packs[header->pack];
     uint64_t available = pack->pack_size - 20 - header->data;
-    unsigned char spare;
     if (!reader->zlib_ready) {
         if (inflateInit(&reader->zlib) != Z_OK) return -1;
         reader->zlib_ready = 1;
@@ -242,6 +241,13 @@ static int inflate_exactly(pack_reader *reader, const pack_entry_header *header,
     }
     reader->zlib.next_in = (unsigned char *)pack->pack + header->data;
     reader->zlib.avail_in = available > UINT32_MAX ? UINT32_MAX : (uInt)available;
+    return 0;
+}
+
+// Inflates the entry's data into exactly `size` bytes; the stream must end there.
+static int inflate_exactly(pack_reader *reader, const pack_entry_header *header, unsigned char *out, size_t size) {
+    unsigned char spare;
+    if (start_inflating(reader, header) != 0) return -1;
     reader->zlib.next_out = size ? out : &spare;
     reader->zlib.avail_out = size ? (uInt)size : 1;
     int status = inflate(&reader->zlib, Z_FINISH);
@@ -309,17 +315,8 @@ static int apply_delta(const unsigned char *base, size_t base_size, const unsign
 
 // The size a delta entry's result declares: the second number at the start of its inflated data.
 static int delta_result_size(pack_reader *reader, const pack_entry_header *header, uint64_t *size) {
-    const pack_file *pack = &reader->packs[header->pack];
-    uint64_t available = pack->pack_size - 20 - header->data;
     unsigned char start[32];
-    if (!reader->zlib_ready) {
-        if (inflateInit(&reader->zlib) != Z_OK) return -1;
-        reader->zlib_ready = 1;
-    } else if (inflateReset(&reader->zlib) != Z_OK) {
-        return -1;
-    }
-    reader->zlib.next_in = (unsigned char *)pack->pack + header->data;
-    reader->zlib.avail_in = available > UINT32_MAX ? UINT32_MAX : (uInt)available;
+    if (start_inflating(reader, header) != 0) return -1;
     reader->zlib.next_out = start;
     reader->zlib.avail_out = (uInt)(header->size < sizeof(start) ? header->size : sizeof(start));
     if (reader->zlib.avail_out == 0) return -1;
