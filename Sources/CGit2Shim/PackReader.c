@@ -65,6 +65,10 @@ typedef struct {
     size_t cache_bytes;
     z_stream zlib;
     int zlib_ready;
+    uint64_t last_key;     // a delta read whole to learn its size, kept for the read that follows
+    void *last_data;       // (allocated by libgit2's allocator: handed over as it is)
+    size_t last_size;
+    git_object_t last_type;
 } pack_reader;
 
 // One pack entry's header: its kind, the size it declares, where its deflated data starts, and for a
@@ -504,6 +508,10 @@ done:
     return result;
 }
 
+// A whole entry's type and size come from its header, as libgit2 reads them. A delta's are those of
+// the object it makes, read whole (at most 1 MiB; larger ones are left to libgit2): libgit2 reports the
+// size a delta declares in its first bytes even when the rest of its stream is damaged, and a size
+// only read whole is one both readers agree on. The object is kept for the read that usually follows.
 static int object_type_and_size(pack_reader *reader, size_t pack_number, uint64_t offset, size_t *size, git_object_t *type) {
     pack_entry_header header;
     if (read_entry_header(reader, pack_number, offset, &header) != 0 || header.size > OBJECT_LIMIT) return GIT_PASSTHROUGH;
@@ -513,18 +521,18 @@ static int object_type_and_size(pack_reader *reader, size_t pack_number, uint64_
         return 0;
     }
     uint64_t result_size;
-    if (delta_result_size(reader, &header, &result_size) != 0 || result_size > OBJECT_LIMIT) return GIT_PASSTHROUGH;
-    for (size_t depth = 0; header.kind > 4; depth++) {
-        const cached_base *cached = cache_find(reader, header.base_pack, header.base);
-        if (cached) {
-            *type = cached->type;
-            *size = (size_t)result_size;
-            return 0;
-        }
-        if (depth == CHAIN_LIMIT || read_entry_header(reader, header.base_pack, header.base, &header) != 0) return GIT_PASSTHROUGH;
-    }
-    *type = (git_object_t)header.kind;
-    *size = (size_t)result_size;
+    if (delta_result_size(reader, &header, &result_size) != 0 || result_size > CACHE_ENTRY_BYTES) return GIT_PASSTHROUGH;
+    void *data = NULL;
+    size_t data_size;
+    git_object_t data_type;
+    if (read_object(reader, pack_number, offset, &data, &data_size, &data_type) != 0) return GIT_PASSTHROUGH;
+    if (reader->last_data) git_odb_backend_data_free(&reader->parent, reader->last_data);
+    reader->last_key = cache_key(pack_number, offset);
+    reader->last_data = data;
+    reader->last_size = data_size;
+    reader->last_type = data_type;
+    *size = data_size;
+    *type = data_type;
     return 0;
 }
 
@@ -533,7 +541,18 @@ static int reader_read(void **out, size_t *size, git_object_t *type, git_odb_bac
     size_t pack;
     uint64_t offset;
     pthread_mutex_lock(&reader->lock);
-    int result = find(reader, id->id, &pack, &offset) == 0 ? read_object(reader, pack, offset, out, size, type) : GIT_ENOTFOUND;
+    int result = GIT_ENOTFOUND;
+    if (find(reader, id->id, &pack, &offset) == 0) {
+        if (reader->last_data && reader->last_key == cache_key(pack, offset)) {
+            *out = reader->last_data;
+            *size = reader->last_size;
+            *type = reader->last_type;
+            reader->last_data = NULL;
+            result = 0;
+        } else {
+            result = read_object(reader, pack, offset, out, size, type);
+        }
+    }
     pthread_mutex_unlock(&reader->lock);
     return result;
 }
@@ -554,6 +573,7 @@ static void reader_free(git_odb_backend *backend) {
     __atomic_sub_fetch(&cached_in_all_readers, reader->cache_bytes, __ATOMIC_RELAXED);
     for (size_t i = 0; i < CACHE_SLOTS; i++) free(reader->cache[i].data);
     if (reader->zlib_ready) inflateEnd(&reader->zlib);
+    if (reader->last_data) git_odb_backend_data_free(&reader->parent, reader->last_data);
     pthread_mutex_destroy(&reader->lock);
     free(reader);
 }

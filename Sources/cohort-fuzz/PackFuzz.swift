@@ -2,16 +2,16 @@ import CohortGit
 import Foundation
 
 /// The `pack` target: a genuine pack of deltas, made once per process by git, damaged as the input
-/// says (five bytes per damage: a little-endian place, whose top bit chooses the index over the pack,
-/// and a byte to xor there; at most eight), then every object's header and content read through
-/// Cohort's pack reader and through libgit2's alone. The two must agree, error for error.
+/// says (five bytes per damage: a little-endian place in the pack and a byte to xor there; at most
+/// eight), then every object's header and content read through Cohort's pack reader and through
+/// libgit2's alone. The two must agree, error for error. The index is left whole: libgit2 1.5.1 itself
+/// reads out of bounds on some damaged indexes (`OwnPacksTests` damages the index at places it
+/// survives).
 enum PackFuzz {
     struct Sample {
         let folder: URL
         let pack: URL
-        let index: URL
         let packBytes: Data
-        let indexBytes: Data
         let ids: [ObjectID]
     }
 
@@ -22,14 +22,13 @@ enum PackFuzz {
 
     static func run(_ data: Data) {
         let sample = sample
-        var pack = sample.packBytes, index = sample.indexBytes
+        var pack = sample.packBytes
         let bytes = [UInt8](data)
         for start in stride(from: 0, to: min(bytes.count / 5, 8) * 5, by: 5) {
             let place = UInt32(bytes[start]) | UInt32(bytes[start + 1]) << 8 | UInt32(bytes[start + 2]) << 16 | UInt32(bytes[start + 3]) << 24
-            let offset = Int(place & 0x7fff_ffff)
-            if place & 0x8000_0000 != 0 { index[offset % index.count] ^= bytes[start + 4] } else { pack[offset % pack.count] ^= bytes[start + 4] }
+            pack[Int(place) % pack.count] ^= bytes[start + 4]
         }
-        guard (try? pack.write(to: sample.pack, options: .atomic)) != nil, (try? index.write(to: sample.index, options: .atomic)) != nil,
+        guard (try? pack.write(to: sample.pack, options: .atomic)) != nil,
               let plain = try? Repository.reopen(.path(sample.folder)),
               let own = try? Repository.reopen(.path(sample.folder), ownPacks: true)
         else { fail("E_IO: cannot write or open the damaged pack in \(sample.folder.path)") }
@@ -65,14 +64,13 @@ enum PackFuzz {
         try git(["repack", "-adfq", "--depth=20"], in: folder)
         let packs = folder.appendingPathComponent(".git/objects/pack")
         let names = try FileManager.default.contentsOfDirectory(atPath: packs.path)
-        guard let pack = names.first(where: { $0.hasSuffix(".pack") }), let index = names.first(where: { $0.hasSuffix(".idx") }) else {
+        guard let pack = names.first(where: { $0.hasSuffix(".pack") }) else {
             throw CocoaError(.fileNoSuchFile)
         }
         let listed = try git(["cat-file", "--batch-all-objects", "--batch-check=%(objectname)"], in: folder)
         let ids = try String(decoding: listed, as: UTF8.self).split(separator: "\n").map { try ObjectID(hex: String($0)) }
-        let packURL = packs.appendingPathComponent(pack), indexURL = packs.appendingPathComponent(index)
-        return Sample(folder: folder, pack: packURL, index: indexURL, packBytes: try Data(contentsOf: packURL),
-                      indexBytes: try Data(contentsOf: indexURL), ids: ids)
+        let packURL = packs.appendingPathComponent(pack)
+        return Sample(folder: folder, pack: packURL, packBytes: try Data(contentsOf: packURL), ids: ids)
     }
 
     @discardableResult

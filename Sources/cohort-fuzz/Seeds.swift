@@ -62,8 +62,8 @@ enum Seeds {
         seeds[.p256] = try FuzzTarget.signingKeys.enumerated().map { index, key in
             Data([UInt8(index)]) + (try key.signature(for: Data("notice \(index)".utf8)).rawRepresentation) + Data("notice \(index)".utf8)
         }
-        // No damage; one byte of the pack's first entry; one of the index's fan-out; one deep in the pack.
-        seeds[.pack] = [Data(), Data([12, 0, 0, 0, 0x10]), Data([40, 0, 0, 0x80, 1]), Data([0x00, 0x08, 0, 0, 0x5a])]
+        // No damage; one byte of the pack's first entry; one of its 40th byte; one deep in the pack.
+        seeds[.pack] = [Data(), Data([12, 0, 0, 0, 0x10]), Data([40, 0, 0, 0, 1]), Data([0x00, 0x08, 0, 0, 0x5a])]
         seeds[.gzip] = [try gzip(Data("0014command=ls-refs\n0000".utf8))]
         seeds[.path] = [".git", "README.md", ".GIT.", "git~1", ".g\u{200C}it", ".gitmodules", "docs", "a\\b", ".cohort"].map { Data($0.utf8) }
 
