@@ -377,9 +377,20 @@ static void cache_keep(pack_reader *reader, size_t pack, uint64_t offset, const 
     slot->type = type;
 }
 
-// Reads the object whose entry is at `offset` of pack `pack_number`: its base, then each delta on the
-// way back to it. The result is allocated by libgit2 (one byte more, zero) so that libgit2 can own it.
-static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset, void **out, size_t *out_size, git_object_t *out_type) {
+// Hands libgit2 an object in memory from its allocator, with the zero it expects after the bytes.
+static int hand_over(unsigned char *data, size_t size, git_object_t type, void **out, size_t *out_size, git_object_t *out_type) {
+    data[size] = 0;
+    *out = data;
+    *out_size = size;
+    *out_type = type;
+    return 0;
+}
+
+// Reads the object whose entry is at `offset` of pack `pack_number`, of at most `max_size` bytes: its
+// base, then each delta on the way back to it. The result is allocated by libgit2 (one byte more) so
+// that libgit2 can own it.
+static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset, uint64_t max_size,
+                       void **out, size_t *out_size, git_object_t *out_type) {
     pack_entry_header chain[64];
     pack_entry_header *deltas = chain;
     size_t depth = 0, capacity = 64;
@@ -397,11 +408,7 @@ static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset,
             unsigned char *data = git_odb_backend_data_alloc(&reader->parent, cached->size + 1);
             if (!data) goto done;
             memcpy(data, cached->data, cached->size);
-            data[cached->size] = 0;
-            *out = data;
-            *out_size = cached->size;
-            *out_type = cached->type;
-            result = 0;
+            result = hand_over(data, cached->size, cached->type, out, out_size, out_type);
             goto done;
         }
         if (cached) {
@@ -416,17 +423,14 @@ static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset,
             type = (git_object_t)header.kind;
             base_size = (size_t)header.size;
             if (depth == 0) {
+                if (base_size > max_size) goto done;
                 unsigned char *data = git_odb_backend_data_alloc(&reader->parent, base_size + 1);
                 if (!data) goto done;
                 if (inflate_exactly(reader, &header, data, base_size) != 0) {
                     git_odb_backend_data_free(&reader->parent, data);
                     goto done;
                 }
-                data[base_size] = 0;
-                *out = data;
-                *out_size = base_size;
-                *out_type = type;
-                result = 0;
+                result = hand_over(data, base_size, type, out, out_size, out_type);
                 goto done;
             }
             spent += base_size;
@@ -449,7 +453,7 @@ static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset,
         }
         if (depth == 0) {
             uint64_t result_size;
-            if (delta_result_size(reader, &header, &result_size) != 0 || result_size > OBJECT_LIMIT) goto done;
+            if (delta_result_size(reader, &header, &result_size) != 0 || result_size > max_size) goto done;
             budget = READ_BUDGET + READ_BUDGET_FACTOR * result_size;
         }
         deltas[depth++] = header;
@@ -491,12 +495,8 @@ static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset,
         base_size = (size_t)size;
         base_owned = depth > 0;
         if (depth == 0) {
-            target[size] = 0;
-            *out = target;
-            *out_size = base_size;
-            *out_type = type;
             base = NULL;
-            result = 0;
+            result = hand_over(target, base_size, type, out, out_size, out_type);
             goto done;
         }
         // The entry this delta made is itself a base (it is reached as one).
@@ -509,9 +509,10 @@ done:
 }
 
 // A whole entry's type and size come from its header, as libgit2 reads them. A delta's are those of
-// the object it makes, read whole (at most 1 MiB; larger ones are left to libgit2): libgit2 reports the
-// size a delta declares in its first bytes even when the rest of its stream is damaged, and a size
-// only read whole is one both readers agree on. The object is kept for the read that usually follows.
+// the object it makes, read whole (at most 1 MiB; larger ones are left to libgit2): when a delta's
+// stream is damaged, libgit2 1.5.1 reports as its size whatever its header buffer held (it reads on
+// past the failed inflation), so only a delta that reads whole gets a size here. The object is kept
+// for the read that usually follows.
 static int object_type_and_size(pack_reader *reader, size_t pack_number, uint64_t offset, size_t *size, git_object_t *type) {
     pack_entry_header header;
     if (read_entry_header(reader, pack_number, offset, &header) != 0 || header.size > OBJECT_LIMIT) return GIT_PASSTHROUGH;
@@ -520,12 +521,10 @@ static int object_type_and_size(pack_reader *reader, size_t pack_number, uint64_
         *type = (git_object_t)header.kind;
         return 0;
     }
-    uint64_t result_size;
-    if (delta_result_size(reader, &header, &result_size) != 0 || result_size > CACHE_ENTRY_BYTES) return GIT_PASSTHROUGH;
     void *data = NULL;
     size_t data_size;
     git_object_t data_type;
-    if (read_object(reader, pack_number, offset, &data, &data_size, &data_type) != 0) return GIT_PASSTHROUGH;
+    if (read_object(reader, pack_number, offset, CACHE_ENTRY_BYTES, &data, &data_size, &data_type) != 0) return GIT_PASSTHROUGH;
     if (reader->last_data) git_odb_backend_data_free(&reader->parent, reader->last_data);
     reader->last_key = cache_key(pack_number, offset);
     reader->last_data = data;
@@ -550,7 +549,7 @@ static int reader_read(void **out, size_t *size, git_object_t *type, git_odb_bac
             reader->last_data = NULL;
             result = 0;
         } else {
-            result = read_object(reader, pack, offset, out, size, type);
+            result = read_object(reader, pack, offset, OBJECT_LIMIT, out, size, type);
         }
     }
     pthread_mutex_unlock(&reader->lock);

@@ -83,7 +83,7 @@ public final class Repository {
         return repository
     }
 
-    /// The object folders whose packs a handle reads through a state of its own: a hook's quarantine
+    /// The object folders whose packs a handle reads through a reader of its own: a hook's quarantine
     /// (`GIT_OBJECT_DIRECTORY`, when opened from git's environment) and the repository's own objects.
     /// Other alternates keep their place after them.
     static func ownPackFolders(origin: Origin, commonDirectory: String, environment: [String: String]) -> [String] {

@@ -26,9 +26,9 @@ struct PreparedCommit: Sendable {
     /// once the signer is known to be a participant (`HistoryVerifier.openAdded`).
     let notices: [ObjectID: Result<Opened<Notice>, CohortError>]
 
-    /// Whether reading from the repository failed somewhere (`E_GIT`): a worker's handle, which reads
-    /// the packs through a state of its own, then leaves the commit to the rules' handle, so that a
-    /// failure of its own (no file descriptor left, a mapping refused) never becomes a verdict.
+    /// Whether reading from the repository failed somewhere (`E_GIT`): a worker, whose handle is one
+    /// of its own, then leaves the commit to the rules' handle, so that a failure of that handle alone
+    /// (no file descriptor left, memory refused) never becomes a verdict.
     var readFailed: Bool {
         func failedReading<T>(_ result: Result<T, CohortError>) -> Bool {
             if case .failure(let error) = result { return error.code == .git }

@@ -25,8 +25,8 @@ final class PreparationPipeline: @unchecked Sendable {
     init(_ ids: [ObjectID], origin: Repository.Origin, threads: Int) {
         self.ids = ids
         positions = Dictionary(ids.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
-        for index in 0..<threads {
-            let thread = Thread { [self] in work(origin: origin, worker: index + 1) }
+        for _ in 0..<threads {
+            let thread = Thread { [self] in work(origin: origin) }
             // Enough for the JSON reader's deepest nesting, in a debug build too
             // (PreReceiveTests.aDeeplyNestedNoticeInALongPush).
             thread.stackSize = 1 << 20
@@ -63,7 +63,7 @@ final class PreparationPipeline: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func work(origin: Repository.Origin, worker: Int) {
+    private func work(origin: Repository.Origin) {
         // A pack reader of its own: workers sharing libgit2's state of a pack wait on each other's reads.
         let handle = try? Repository.reopen(origin, ownPacks: true)
         // Contiguous runs, so that a commit's parent was usually just prepared on the same thread and

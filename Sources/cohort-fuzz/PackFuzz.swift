@@ -4,7 +4,7 @@ import Foundation
 /// The `pack` target: a genuine pack of deltas, made once per process by git, damaged as the input
 /// says (five bytes per damage: a little-endian place in the pack and a byte to xor there; at most
 /// eight), then every object's header and content read through Cohort's pack reader and through
-/// libgit2's alone. The two must agree, error for error. The index is left whole: libgit2 1.5.1 itself
+/// libgit2's alone. The two must agree, error for error, and on the header of every object that reads. The index is left whole: libgit2 1.5.1 itself
 /// reads out of bounds on some damaged indexes (`OwnPacksTests` damages the index at places it
 /// survives).
 enum PackFuzz {
@@ -33,11 +33,14 @@ enum PackFuzz {
               let own = try? Repository.reopen(.path(sample.folder), ownPacks: true)
         else { fail("E_IO: cannot write or open the damaged pack in \(sample.folder.path)") }
         for id in sample.ids {
+            let content = (plain: try? plain.rawObject(id, maxBytes: 1 << 20), own: try? own.rawObject(id, maxBytes: 1 << 20))
+            precondition(content.plain == content.own, "\(id.hex): libgit2 read \(content.plain?.count ?? -1) bytes, the reader \(content.own?.count ?? -1)")
+            // A header libgit2 reads from a delta whose stream is damaged is whatever its buffer held
+            // (it reads on past the failed inflation): headers are compared where the object reads.
+            guard content.plain != nil else { continue }
             let header = (plain: try? plain.objectHeader(id), own: try? own.objectHeader(id))
             precondition(header.plain?.size == header.own?.size && header.plain?.type == header.own?.type,
                          "\(id.hex): libgit2's header \(String(describing: header.plain)), the reader's \(String(describing: header.own))")
-            let content = (plain: try? plain.rawObject(id, maxBytes: 1 << 20), own: try? own.rawObject(id, maxBytes: 1 << 20))
-            precondition(content.plain == content.own, "\(id.hex): libgit2 read \(content.plain?.count ?? -1) bytes, the reader \(content.own?.count ?? -1)")
         }
     }
 

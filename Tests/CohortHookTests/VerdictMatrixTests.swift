@@ -391,7 +391,7 @@ import Testing
         try expectSyncRefuses(server, bo, attack: attack, code: .tooLarge)
     }
 
-    /// A push long enough for the pipeline's workers (each reading the packs through a state of its
+    /// A push long enough for the pipeline's workers (each reading the packs through a reader of its
     /// own): 70 commits by Bo, the 50th adding more notices than a worker opens ahead (600), one of
     /// them near the end signed by Cy's real key. The rules open them and refuse that commit, the same
     /// way everywhere, and the owner's sync keeps every byte of her edit.
@@ -400,15 +400,7 @@ import Testing
         let scenario = server.scenario
         let me = try signer(scenario.bo.home, in: bo)
         let cy = try signer(scenario.cy.homes[0], in: bo)
-        var bad: ObjectID?
-        for index in 0..<70 {
-            if index == 50 {
-                bad = try forge(bo, signer: me, files: Attacks.noticeFiles(600, by: me, in: scenario.identifier, foreign: cy, at: 590))
-            } else {
-                try forge(bo, signer: me, files: ["long-\(index).md": Data("\(index)\n".utf8)])
-            }
-        }
-        let forged = try #require(bad)
+        let forged = try Attacks.longPush(0..<70, in: bo, by: me, in: scenario.identifier, foreign: cy)
         let attack = try bo.head().commit
         try expectOneVerdict(server, bo, home: scenario.bo.home, attack: attack, good: good, code: .notPermitted, at: forged)
         try expectSyncRefuses(server, bo, attack: attack, code: .notPermitted)

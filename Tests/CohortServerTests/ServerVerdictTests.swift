@@ -156,15 +156,7 @@ struct ServerVerdictTests {
         let (folder, bo, tip, _) = try hosted.boForging { _, _ in ["long-0.md": Data("0\n".utf8)] }
         let me = try signer(scenario.bo.home, in: bo)
         let cy = try signer(scenario.cy.home, in: bo)
-        var bad: ObjectID?
-        for index in 1..<70 {
-            if index == 50 {
-                bad = try forge(bo, signer: me, files: Attacks.noticeFiles(600, by: me, in: scenario.identifier, foreign: cy, at: 590))
-            } else {
-                try forge(bo, signer: me, files: ["long-\(index).md": Data("\(index)\n".utf8)])
-            }
-        }
-        let attack = try #require(bad)
+        let attack = try Attacks.longPush(1..<70, in: bo, by: me, in: scenario.identifier, foreign: cy)
         let pushed = try hosted.git(["push", "origin", "main"], as: scenario.bo.home, in: folder)
         #expect(pushed.status != 0)
         #expect(pushed.stderr.contains("rejected \(attack.hex) (refs/heads/main): E_NOT_PERMITTED"), "\(pushed.stderr)")

@@ -39,7 +39,7 @@ import Testing
     }
 
     /// A hook's handle (opened from git's environment) reads the quarantine's packs and the
-    /// repository's own through a state of its own, the quarantine's first; other alternates (which
+    /// repository's own through a reader of its own, the quarantine's first; other alternates (which
     /// libgit2 reads last) are left as they are.
     @Test func aHooksHandleOwnsTheQuarantinesPacksAndTheRepositorys() {
         let environment = ["GIT_OBJECT_DIRECTORY": "/srv/r.git/objects/tmp_objdir-incoming-x",

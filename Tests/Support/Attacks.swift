@@ -177,6 +177,22 @@ public enum Attacks {
         return files
     }
 
+    /// Commits `range` of a push long enough for verification's pipeline, forged in `workspace` with
+    /// `signer`'s real key outside `cohort commit`: each adds one file, except the 50th, which adds 600
+    /// notices (more than a worker opens ahead), the 590th signed by `foreign`. Returns that commit.
+    public static func longPush(_ range: Range<Int>, in workspace: Workspace, by signer: CollaborationSigner, in collaboration: String,
+                                foreign: CollaborationSigner) throws -> ObjectID {
+        var bad: ObjectID?
+        for index in range {
+            if index == 50 {
+                bad = try forge(workspace, signer: signer, files: noticeFiles(600, by: signer, in: collaboration, foreign: foreign, at: 590))
+            } else {
+                try forge(workspace, signer: signer, files: ["long-\(index).md": Data("\(index)\n".utf8)])
+            }
+        }
+        return try #require(bad)
+    }
+
     /// `noticeFiles` with, at `index`, a well-formed content.edited notice signed by `foreign` (another
     /// participant's real key) instead of `signer`'s.
     public static func noticeFiles(_ count: Int, by signer: CollaborationSigner, in collaboration: String,
