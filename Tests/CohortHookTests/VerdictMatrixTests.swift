@@ -406,6 +406,42 @@ import Testing
         try expectSyncRefuses(server, bo, attack: attack, code: .notPermitted)
     }
 
+    /// One of Bo's own notices rewritten (a byte of its signature changed) in a commit Bo signs
+    /// outside `cohort commit`: git sends the new blob as a delta on the server's copy (a thin pack,
+    /// its base added by `index-pack --fix-thin`, the pack kept), which the hook reads through its own
+    /// pack reader.
+    /// Notices are append-only: refused at that commit everywhere, and the owner's sync keeps her edit.
+    @Test func aRewrittenNoticeSentAsADeltaOnTheServersCopyIsRefused() throws {
+        let (server, bo, good) = try cloned(by: \.bo)
+        let scenario = server.scenario
+        let me = try signer(scenario.bo.home, in: bo)
+        // Every push kept as a pack (git unpacks fewer than 100 objects into loose files by default),
+        // so that the hook reads the pushed objects through its pack reader.
+        #expect(try run("git", ["--git-dir", server.bare.path, "config", "receive.unpackLimit", "1"], in: bo.directory).status == 0)
+        // Bo's own notice, made the usual way first, so that it is the server's.
+        try Data("rye\n".utf8).write(to: bo.directory.appendingPathComponent("rye.md"))
+        _ = try #require(try bo.commitChanges(message: "rye"))
+        try server.expectAccepted(bo)
+        let base = try bo.head().commit
+        let listed = try run("git", ["diff-tree", "-r", "--no-commit-id", "--name-only", good.hex, base.hex, "--", CohortLayout.notices], in: bo.directory)
+        let path = try #require(listed.stdout.split(separator: "\n").first.map(String.init))
+        var notice = try Data(contentsOf: bo.directory.appendingPathComponent(path))
+        let place = try #require(notice.lastIndex(of: UInt8(ascii: "=")).map { $0 - 8 })
+        notice[place] = notice[place] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        let attack = try forge(bo, signer: me, files: [path: notice])
+        // What git sends for it: the rewritten notice as a delta on the server's copy.
+        let blob = try #require(try run("git", ["rev-parse", "\(attack.hex):\(path)"], in: bo.directory).stdout.split(separator: "\n").first)
+        let packed = try run("/bin/sh", ["-c", "printf '%s\\n^%s\\n' \(attack.hex) \(base.hex) | git pack-objects --thin --stdout --revs | git index-pack --fix-thin --stdin"],
+                             in: bo.directory)
+        let name = try #require(packed.stdout.split(whereSeparator: { $0 == "\n" || $0 == "\t" }).last, "\(packed)")
+        let entries = try run("git", ["verify-pack", "-v", bo.repository.gitDirectory.appendingPathComponent("objects/pack/pack-\(name).idx").path],
+                              in: bo.directory)
+        let line = entries.stdout.split(separator: "\n").first { $0.hasPrefix(blob) }
+        #expect(line?.split(separator: " ", omittingEmptySubsequences: true).count == 7, "sent whole: \(entries.stdout)")
+        try expectOneVerdict(server, bo, home: scenario.bo.home, attack: attack, good: base, code: .notPermitted, at: attack)
+        try expectSyncRefuses(server, bo, attack: attack, code: .notPermitted)
+    }
+
     /// The owner's own next membership, signed with her real key, its `version` spelled `1e16` (a
     /// number Foundation's decoder reads through `Decimal`): refused as malformed everywhere, so no
     /// two readers of the file can disagree about it.
