@@ -1,6 +1,6 @@
 # Cohort: the two commands a newcomer needs are `make demo` and `make test`.
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
-BUILD_PACKAGES := libgit2-dev libssl-dev zlib1g-dev libdeflate-dev pkg-config git openssh-client openssl python3
+BUILD_PACKAGES := libgit2-dev libssl-dev zlib1g-dev pkg-config git openssh-client openssl python3
 # Only the tests use these: Chromium renders link pages; PostgreSQL and nginx run the instances that
 # share a database (the tests start and stop their own, and skip, saying so, without them).
 TEST_PACKAGES := chromium postgresql nginx

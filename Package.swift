@@ -40,7 +40,7 @@ let package = Package(
         ),
         .target(
             name: "CGit2Shim",
-            dependencies: ["CGit2", "CLibcrypto", "CZlib", "CDeflate"],
+            dependencies: ["CGit2", "CLibcrypto", "CZlib"],
             path: "Sources/CGit2Shim"
         ),
         .systemLibrary(
@@ -48,12 +48,6 @@ let package = Package(
             path: "Sources/CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
-        ),
-        .systemLibrary(
-            name: "CDeflate",
-            path: "Sources/CDeflate",
-            pkgConfig: "libdeflate",
-            providers: [.apt(["libdeflate-dev"])]
         ),
         .systemLibrary(
             name: "CLibcrypto",

@@ -9,7 +9,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <libdeflate.h>
 #include <zlib.h>
 #include <git2/sys/odb_backend.h>
 #include "CGit2Shim.h"
@@ -64,9 +63,8 @@ typedef struct {
     size_t pack_count;
     cached_base cache[CACHE_SLOTS];
     size_t cache_bytes;
-    z_stream zlib;         // for the start of a delta too large to read whole
+    z_stream zlib;
     int zlib_ready;
-    struct libdeflate_decompressor *whole;   // for every entry read whole
     uint64_t last_key;     // a delta read whole to learn its size, kept for the read that follows
     void *last_data;       // (allocated by libgit2's allocator: handed over as it is)
     size_t last_size;
@@ -235,7 +233,7 @@ static int read_entry_header(const pack_reader *reader, size_t pack_number, uint
     return 0;
 }
 
-// Points the reader's zlib stream, reset, at the entry's data (up to the pack's checksum).
+// Points the reader's one zlib stream, reset, at the entry's data (up to the pack's checksum).
 static int start_inflating(pack_reader *reader, const pack_entry_header *header) {
     const pack_file *pack = &reader->packs[header->pack];
     uint64_t available = pack->pack_size - 20 - header->data;
@@ -250,17 +248,14 @@ static int start_inflating(pack_reader *reader, const pack_entry_header *header)
     return 0;
 }
 
-// Inflates the entry's data into exactly `size` bytes; the stream must end there, its checksum right.
-// libdeflate takes a zlib stream whole, as zlib takes it with Z_FINISH and libgit2 reads it, at about
-// twice the speed; a stream either finds damaged, or of another size, is left to libgit2.
+// Inflates the entry's data into exactly `size` bytes; the stream must end there.
 static int inflate_exactly(pack_reader *reader, const pack_entry_header *header, unsigned char *out, size_t size) {
-    const pack_file *pack = &reader->packs[header->pack];
-    if (!reader->whole && !(reader->whole = libdeflate_alloc_decompressor())) return -1;
     unsigned char spare;
-    size_t produced = 0;
-    enum libdeflate_result result = libdeflate_zlib_decompress_ex(reader->whole, pack->pack + header->data, pack->pack_size - 20 - header->data,
-                                                                  size ? out : &spare, size, NULL, &produced);
-    return result == LIBDEFLATE_SUCCESS && produced == size ? 0 : -1;
+    if (start_inflating(reader, header) != 0) return -1;
+    reader->zlib.next_out = size ? out : &spare;
+    reader->zlib.avail_out = size ? (uInt)size : 1;
+    int status = inflate(&reader->zlib, Z_FINISH);
+    return status == Z_STREAM_END && reader->zlib.total_out == size ? 0 : -1;
 }
 
 static int delta_size(const unsigned char **at, const unsigned char *end, uint64_t *size) {
@@ -577,7 +572,6 @@ static void reader_free(git_odb_backend *backend) {
     __atomic_sub_fetch(&cached_in_all_readers, reader->cache_bytes, __ATOMIC_RELAXED);
     for (size_t i = 0; i < CACHE_SLOTS; i++) free(reader->cache[i].data);
     if (reader->zlib_ready) inflateEnd(&reader->zlib);
-    if (reader->whole) libdeflate_free_decompressor(reader->whole);
     if (reader->last_data) git_odb_backend_data_free(&reader->parent, reader->last_data);
     pthread_mutex_destroy(&reader->lock);
     free(reader);

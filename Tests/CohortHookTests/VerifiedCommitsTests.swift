@@ -51,19 +51,4 @@ import Testing
         // The torn part and the id appended after it make one 60-character line: neither counts.
         #expect(memory.load() == Set(first))
     }
-
-    /// The file is written without a flush (a cache: a crash may only make it forget): whatever a crash
-    /// leaves of it, blocks never written (zeros) among whole lines, reads as no id.
-    @Test func blocksACrashLeftUnwrittenReadAsNoId() throws {
-        let directory = try TemporaryDirectory()
-        let memory = VerifiedCommits(repository: try Repository.create(at: directory.path("r.git"), bare: true))
-        let kept = Self.ids(2)
-        try memory.remember(kept)
-        var data = try Data(contentsOf: memory.url)
-        let lost = Self.ids(1, from: 70)[0].hex
-        data.append(Data(repeating: 0, count: 40) + Data("\n".utf8))
-        data.append(Data(repeating: 0, count: 12) + Data(lost.utf8.dropFirst(12)) + Data("\n".utf8))
-        try data.write(to: memory.url)
-        #expect(memory.load() == Set(kept))
-    }
 }

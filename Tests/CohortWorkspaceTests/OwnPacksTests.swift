@@ -159,6 +159,84 @@ import Testing
         #expect(throws: CohortError.self) { try own.rawObject(small, maxBytes: 1 << 20) }
     }
 
+    /// Deflate streams zlib refuses, though their checksum and size are right (a length symbol 286, a
+    /// one-symbol code's unused bit, 32 distance codes declared): libgit2 cannot read such a blob, and
+    /// neither may the reader (libdeflate, for one, would decode all three). git's indexer refuses them,
+    /// so the index is written by the test.
+    @Test func aStreamZlibRefusesIsRefusedByTheReader() throws {
+        let directory = try TemporaryDirectory()
+        let folder = directory.path("odd")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        #expect(try run("/usr/bin/git", ["init", "-q", "--bare"], in: folder).status == 0)
+        let script = #"""
+        import hashlib, struct, sys, zlib
+        class Bits:
+            def __init__(self): self.bits = []
+            def put(self, value, count):        # least significant bit first
+                self.bits += [(value >> i) & 1 for i in range(count)]
+            def code(self, value, count):       # a Huffman code, most significant bit first
+                self.bits += [(value >> i) & 1 for i in reversed(range(count))]
+            def bytes(self):
+                bits = self.bits + [0] * (-len(self.bits) % 8)
+                return bytes(sum(bits[i + j] << j for j in range(8)) for i in range(0, len(bits), 8))
+        def fixed(bits, symbol):
+            if symbol < 144: bits.code(0x30 + symbol, 8)
+            elif symbol < 256: bits.code(0x190 + symbol - 144, 9)
+            elif symbol < 280: bits.code(symbol - 256, 7)
+            else: bits.code(0xc0 + symbol - 280, 8)
+        def stored(data):
+            bits = Bits(); bits.put(0, 1); bits.put(0, 2)
+            return bits.bytes() + struct.pack("<HH", len(data), 0xffff ^ len(data)) + data
+        def wrapped(deflate, data): return b"\x78\x9c" + deflate + struct.pack(">I", zlib.adler32(data))
+        order = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
+        def only_end_of_block(distances, last_bit):
+            bits = Bits(); bits.put(1, 1); bits.put(2, 2); bits.put(0, 5); bits.put(distances - 1, 5); bits.put(15, 4)
+            for symbol in order: bits.put({0: 1, 1: 2, 18: 2}.get(symbol, 0), 3)
+            bits.code(3, 2); bits.put(127, 7); bits.code(3, 2); bits.put(107, 7); bits.code(2, 2)
+            if distances == 1: bits.code(0, 1)
+            else: bits.code(3, 2); bits.put(distances - 11, 7)
+            bits.code(last_bit, 1)
+            return bits.bytes()
+        blobs = []
+        bits = Bits(); bits.put(1, 1); bits.put(1, 2); fixed(bits, ord("a")); fixed(bits, 286); bits.code(0, 5); fixed(bits, 256)
+        blobs.append((b"a" * 259, wrapped(bits.bytes(), b"a" * 259)))
+        blobs.append((b"hello", wrapped(stored(b"hello") + only_end_of_block(1, 1), b"hello")))
+        blobs.append((b"hullo", wrapped(stored(b"hullo") + only_end_of_block(32, 0), b"hullo")))
+        blobs.append((b"plain", zlib.compress(b"plain")))
+        body = b"PACK" + struct.pack(">II", 2, len(blobs))
+        entries = []
+        for data, stream in blobs:
+            oid = hashlib.sha1(b"blob %d\0" % len(data) + data).digest()
+            entry = bytes([0x30 | len(data) & 15] + ([len(data) >> 4] if len(data) > 15 else []))
+            if len(data) > 15: entry = bytes([entry[0] | 0x80]) + entry[1:]
+            entries.append((oid, zlib.crc32(entry + stream), len(body)))
+            body += entry + stream
+        pack = body + hashlib.sha1(body).digest()
+        entries.sort()
+        fanout = [sum(1 for e in entries if e[0][0] <= b) for b in range(256)]
+        index = b"\xfftOc" + struct.pack(">I", 2) + b"".join(struct.pack(">I", f) for f in fanout)
+        index += b"".join(e[0] for e in entries) + b"".join(struct.pack(">I", e[1]) for e in entries)
+        index += b"".join(struct.pack(">I", e[2]) for e in entries) + pack[-20:]
+        index += hashlib.sha1(index).digest()
+        name = sys.argv[1] + "/pack-" + pack[-20:].hex()
+        open(name + ".pack", "wb").write(pack)
+        open(name + ".idx", "wb").write(index)
+        for data, _ in blobs: print(hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest())
+        """#
+        let built = try run("/usr/bin/python3", ["-c", script, folder.appendingPathComponent("objects/pack").path], in: folder)
+        #expect(built.status == 0, "\(built.stderr)")
+        let ids = try built.stdout.split(separator: "\n").map { try ObjectID(hex: String($0)) }
+        try #require(ids.count == 4)
+        let plain = try Repository.reopen(.path(folder))
+        let own = try Repository.reopen(.path(folder), ownPacks: true)
+        for id in ids.prefix(3) {
+            #expect(throws: CohortError.self, "libgit2 refuses \(id.hex)") { try plain.rawObject(id, maxBytes: 1 << 20) }
+            #expect(throws: CohortError.self, "the reader refuses \(id.hex)") { try own.rawObject(id, maxBytes: 1 << 20) }
+        }
+        #expect(try own.rawObject(ids[3], maxBytes: 1 << 20) == Data("plain".utf8))
+        #expect(try plain.rawObject(ids[3], maxBytes: 1 << 20) == Data("plain".utf8))
+    }
+
     /// 60 versions of two documents, committed by git alone and repacked so that most trees and blobs
     /// are deltas: by offset, by id, or by offset with every offset in the index's 64-bit table.
     private func deltifiedRepository(in directory: TemporaryDirectory, packing: String) throws -> URL {
