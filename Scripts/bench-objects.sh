@@ -15,13 +15,15 @@ rounds=${2:-7}
 repository="$work/history/.git"
 git cat-file --batch-all-objects --batch-check='%(objectname)' --unordered >"$work/ids"
 split -n l/2 "$work/ids" "$work/half."
-: >"$work/one"; : >"$work/two-threads"; : >"$work/own-one"; : >"$work/own-packs"; : >"$work/two-processes"; : >"$work/git"
-: >"$work/cpu-one"; : >"$work/cpu-two-threads"; : >"$work/cpu-own-one"; : >"$work/cpu-own-packs"
+# Each way cohort-bench reads: a name, its threads, and whether through Cohort's own pack reader.
+ways=("one 1" "two-threads 2" "own-one 1 own" "own-packs 2 own")
+: >"$work/two-processes"; : >"$work/git"
+for way in "${ways[@]}"; do set -- $way; : >"$work/$1"; : >"$work/cpu-$1"; done
 for round in $(seq "$rounds"); do
-  read -r _ wall cpu < <("$bin/cohort-bench" objects "$repository" "$work/ids" 1); echo "$wall" >>"$work/one"; echo "$cpu" >>"$work/cpu-one"
-  read -r _ wall cpu < <("$bin/cohort-bench" objects "$repository" "$work/ids" 2); echo "$wall" >>"$work/two-threads"; echo "$cpu" >>"$work/cpu-two-threads"
-  read -r _ wall cpu < <("$bin/cohort-bench" objects "$repository" "$work/ids" 1 own); echo "$wall" >>"$work/own-one"; echo "$cpu" >>"$work/cpu-own-one"
-  read -r _ wall cpu < <("$bin/cohort-bench" objects "$repository" "$work/ids" 2 own); echo "$wall" >>"$work/own-packs"; echo "$cpu" >>"$work/cpu-own-packs"
+  for way in "${ways[@]}"; do
+    set -- $way
+    read -r _ wall cpu < <("$bin/cohort-bench" objects "$repository" "$work/ids" "$2" ${3:-}); echo "$wall" >>"$work/$1"; echo "$cpu" >>"$work/cpu-$1"
+  done
   start=$(now)
   "$bin/cohort-bench" objects "$repository" "$work/half.aa" 1 >/dev/null &
   "$bin/cohort-bench" objects "$repository" "$work/half.ab" 1 >/dev/null &
@@ -36,11 +38,12 @@ printf '\n%d objects of a history of %d commits, %d rounds, medians\n\n' "$(wc -
 printf '| reader | seconds | spread | CPU seconds | speed-up over one thread |\n|---|---:|---:|---:|---:|\n'
 printf '| libgit2, one thread | %.3f | %s | %.3f | 1.00× |\n' "$one" "$(spread <"$work/one")" "$(median <"$work/cpu-one")"
 for kind in two-threads own-one own-packs two-processes; do
+  cpu="—"; [ -s "$work/cpu-$kind" ] && cpu=$(printf '%.3f' "$(median <"$work/cpu-$kind")")
   case $kind in
-    two-threads) label="libgit2, two threads, packs shared"; cpu=$(printf '%.3f' "$(median <"$work/cpu-$kind")") ;;
-    own-one) label="Cohort's pack reader, one thread"; cpu=$(printf '%.3f' "$(median <"$work/cpu-$kind")") ;;
-    own-packs) label="Cohort's pack reader, two threads"; cpu=$(printf '%.3f' "$(median <"$work/cpu-$kind")") ;;
-    *) label="libgit2, two processes, half each"; cpu="—" ;;
+    two-threads) label="libgit2, two threads, packs shared" ;;
+    own-one) label="Cohort's pack reader, one thread" ;;
+    own-packs) label="Cohort's pack reader, two threads" ;;
+    *) label="libgit2, two processes, half each" ;;
   esac
   printf '| %s | %.3f | %s | %s | %s× |\n' "$label" "$(median <"$work/$kind")" "$(spread <"$work/$kind")" "$cpu" "$(ratio "$one" "$(median <"$work/$kind")")"
 done

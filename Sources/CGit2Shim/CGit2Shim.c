@@ -6,7 +6,6 @@
 #include <unistd.h>
 #include <spawn.h>
 #include "CGit2Shim.h"
-#include <git2/sys/odb_backend.h>
 
 int cohort_git_set_owner_validation(int enabled) {
     return git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, enabled);
@@ -30,10 +29,6 @@ int cohort_git_set_cache_max_size(ssize_t bytes) {
 
 int cohort_git_set_mwindow_file_limit(size_t files) {
     return git_libgit2_opts(GIT_OPT_SET_MWINDOW_FILE_LIMIT, files);
-}
-
-int cohort_git_set_mwindow_mapped_limit(size_t bytes) {
-    return git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, bytes);
 }
 
 int cohort_git_set_ssl_cert_locations(const char *file, const char *directory) {
@@ -144,16 +139,4 @@ size_t cohort_tree_differences(const git_tree *old, const git_tree *new, cohort_
         found++;
     }
     return found;
-}
-
-int cohort_git_add_own_packs(git_repository *repository, const char *objects_directory, int priority) {
-    git_odb *odb = NULL;
-    int result = git_repository_odb(&odb, repository);
-    if (result != 0) return result;
-    git_odb_backend *backend = NULL;
-    result = cohort_pack_reader_new(&backend, objects_directory);
-    /* Above the default backends (loose 1, packed 2): found here first, anything else as before. */
-    if (result == 0 && (result = git_odb_add_backend(odb, backend, priority)) != 0) backend->free(backend);
-    git_odb_free(odb);
-    return result;
 }

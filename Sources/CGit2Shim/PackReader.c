@@ -25,10 +25,12 @@
 #define PACK_LIMIT 256                        // packs read per folder (libgit2 reads any others)
 #define OBJECT_LIMIT ((uint64_t)256 << 20)    // larger objects are left to libgit2
 #define CHAIN_LIMIT 4096                      // deltas followed to reach a base
-#define CACHE_SLOTS 4096                      // delta bases kept, by their place in the pack
+#define CACHE_SLOT_BITS 12                    // 4,096 delta bases kept, by their place in the pack
+#define CACHE_SLOTS ((size_t)1 << CACHE_SLOT_BITS)
 #define CACHE_BYTES ((size_t)16 << 20)          // per reader: a verification has two per thread,
 #define CACHE_ALL_BYTES ((size_t)128 << 20)     // and all readers of the process together
 #define CACHE_ENTRY_BYTES ((size_t)1 << 20)     // as libgit2's own cache of bases
+#define DELTA_HEADER_BYTES ((uint64_t)1 << 20)  // a delta read whole for its size (larger: libgit2)
 // What one read may inflate and rebuild, bases and deltas together, past what it returns: git's
 // pack-objects never makes a delta much smaller than its base, so only a pack built to make every read
 // inflate one huge base again goes past it. That pack is left to libgit2, which reads it (or not) as it
@@ -79,8 +81,7 @@ typedef struct {
     uint64_t offset;
     uint64_t size;
     uint64_t data;
-    uint64_t base;          // kind 6 and 7: the base's offset, in pack `base_pack`
-    size_t base_pack;
+    uint64_t base;          // kind 6 and 7: the base's offset, in the same pack
 } pack_entry_header;
 
 static uint32_t be32(const unsigned char *p) {
@@ -217,12 +218,10 @@ static int read_entry_header(const pack_reader *reader, size_t pack_number, uint
         }
         if (distance == 0 || distance > offset) return -1;
         header->base = offset - distance;
-        header->base_pack = pack_number;
     } else if (header->kind == 7) {
         if (end - at < 20) return -1;
         // In the same pack only, as libgit2 reads it (index-pack --fix-thin puts a thin pack's bases there).
         header->base = find_in_pack(pack, pack->pack + at);
-        header->base_pack = pack_number;
         if (header->base == 0) return -1;
         at += 20;
     } else if (header->kind < 1 || header->kind > 4) {
@@ -335,7 +334,7 @@ static size_t cached_in_all_readers;   // atomic
 
 static cached_base *cache_slot(pack_reader *reader, uint64_t key) {
     uint64_t hash = key * 0x9E3779B97F4A7C15ull;
-    return &reader->cache[hash >> (64 - 12)];
+    return &reader->cache[hash >> (64 - CACHE_SLOT_BITS)];
 }
 
 static uint64_t cache_key(size_t pack, uint64_t offset) {
@@ -378,16 +377,15 @@ static void cache_keep(pack_reader *reader, size_t pack, uint64_t offset, const 
 }
 
 // Hands libgit2 an object in memory from its allocator, with the zero it expects after the bytes.
-static int hand_over(unsigned char *data, size_t size, git_object_t type, void **out, size_t *out_size, git_object_t *out_type) {
+static void hand_over(unsigned char *data, size_t size, git_object_t type, void **out, size_t *out_size, git_object_t *out_type) {
     data[size] = 0;
     *out = data;
     *out_size = size;
     *out_type = type;
-    return 0;
 }
 
 // Reads the object whose entry is at `offset` of pack `pack_number`, of at most `max_size` bytes: its
-// base, then each delta on the way back to it. The result is allocated by libgit2 (one byte more) so
+// base, then each delta on the way back to it (every base is in the same pack). The result is allocated by libgit2 (one byte more) so
 // that libgit2 can own it.
 static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset, uint64_t max_size,
                        void **out, size_t *out_size, git_object_t *out_type) {
@@ -399,16 +397,16 @@ static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset,
     size_t base_size = 0;
     int base_owned = 0;
     git_object_t type = GIT_OBJECT_INVALID;
-    size_t pack = pack_number;
     uint64_t place = offset;
     uint64_t budget = 0, spent = 0;
     for (;;) {
-        const cached_base *cached = cache_find(reader, pack, place);
+        const cached_base *cached = cache_find(reader, pack_number, place);
         if (cached && depth == 0) {
             unsigned char *data = git_odb_backend_data_alloc(&reader->parent, cached->size + 1);
             if (!data) goto done;
             memcpy(data, cached->data, cached->size);
-            result = hand_over(data, cached->size, cached->type, out, out_size, out_type);
+            hand_over(data, cached->size, cached->type, out, out_size, out_type);
+            result = 0;
             goto done;
         }
         if (cached) {
@@ -418,7 +416,7 @@ static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset,
             break;
         }
         pack_entry_header header;
-        if (read_entry_header(reader, pack, place, &header) != 0 || header.size > OBJECT_LIMIT) goto done;
+        if (read_entry_header(reader, pack_number, place, &header) != 0 || header.size > OBJECT_LIMIT) goto done;
         if (header.kind <= 4) {
             type = (git_object_t)header.kind;
             base_size = (size_t)header.size;
@@ -430,7 +428,8 @@ static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset,
                     git_odb_backend_data_free(&reader->parent, data);
                     goto done;
                 }
-                result = hand_over(data, base_size, type, out, out_size, out_type);
+                hand_over(data, base_size, type, out, out_size, out_type);
+                result = 0;
                 goto done;
             }
             spent += base_size;
@@ -439,7 +438,7 @@ static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset,
             if (!base) goto done;
             base_owned = 1;
             if (inflate_exactly(reader, &header, base, base_size) != 0) goto done;
-            cache_keep(reader, pack, place, base, base_size, type);
+            cache_keep(reader, pack_number, place, base, base_size, type);
             break;
         }
         if (depth == CHAIN_LIMIT) goto done;
@@ -457,7 +456,6 @@ static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset,
             budget = READ_BUDGET + READ_BUDGET_FACTOR * result_size;
         }
         deltas[depth++] = header;
-        pack = header.base_pack;
         place = header.base;
     }
     while (depth > 0) {
@@ -496,7 +494,8 @@ static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset,
         base_owned = depth > 0;
         if (depth == 0) {
             base = NULL;
-            result = hand_over(target, base_size, type, out, out_size, out_type);
+            hand_over(target, base_size, type, out, out_size, out_type);
+            result = 0;
             goto done;
         }
         // The entry this delta made is itself a base (it is reached as one).
@@ -524,7 +523,7 @@ static int object_type_and_size(pack_reader *reader, size_t pack_number, uint64_
     void *data = NULL;
     size_t data_size;
     git_object_t data_type;
-    if (read_object(reader, pack_number, offset, CACHE_ENTRY_BYTES, &data, &data_size, &data_type) != 0) return GIT_PASSTHROUGH;
+    if (read_object(reader, pack_number, offset, DELTA_HEADER_BYTES, &data, &data_size, &data_type) != 0) return GIT_PASSTHROUGH;
     if (reader->last_data) git_odb_backend_data_free(&reader->parent, reader->last_data);
     reader->last_key = cache_key(pack_number, offset);
     reader->last_data = data;
@@ -577,7 +576,8 @@ static void reader_free(git_odb_backend *backend) {
     free(reader);
 }
 
-int cohort_pack_reader_new(git_odb_backend **out, const char *objects_directory) {
+// A read-only object database backend over the packs of `objects_directory` (index version 2).
+static int cohort_pack_reader_new(git_odb_backend **out, const char *objects_directory) {
     size_t length = strlen(objects_directory);
     if (length == 0 || length > 4000) return GIT_EINVALID;
     char folder[4100];
@@ -610,4 +610,16 @@ int cohort_pack_reader_new(git_odb_backend **out, const char *objects_directory)
     reader->parent.free = reader_free;
     *out = &reader->parent;
     return 0;
+}
+
+int cohort_git_add_own_packs(git_repository *repository, const char *objects_directory, int priority) {
+    git_odb *odb = NULL;
+    int result = git_repository_odb(&odb, repository);
+    if (result != 0) return result;
+    git_odb_backend *backend = NULL;
+    result = cohort_pack_reader_new(&backend, objects_directory);
+    /* Above the default backends (loose 1, packed 2): found here first, anything else as before. */
+    if (result == 0 && (result = git_odb_add_backend(odb, backend, priority)) != 0) backend->free(backend);
+    git_odb_free(odb);
+    return result;
 }

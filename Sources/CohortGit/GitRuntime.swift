@@ -23,8 +23,9 @@ public enum GitRuntime {
         // CPU time (Docs/Benchmarks.md). Trees read again are kept by Cohort itself (`TreeMemo`).
         let cache = cohort_git_set_cache_max_size(GitRuntime.objectCacheBytes)
         // A repository of thousands of packs (never repacked) must not run the process out of file
-        // descriptors: past this, libgit2 closes the pack files least recently used. (Verification's
-        // workers map up to 256 packs per folder for their own reader and keep no descriptor open.)
+        // descriptors: past this, libgit2 closes the pack files least recently used. (The hook's and
+        // verification's workers' handles map up to 256 packs per folder for their own reader, and
+        // keep no descriptor open.)
         let files = cohort_git_set_mwindow_file_limit(256)
         precondition(count > 0 && strict == 0 && rehash == 0 && cache == 0 && files == 0, "libgit2 could not be initialised")
         return count

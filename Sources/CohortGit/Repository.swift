@@ -75,7 +75,9 @@ public final class Repository {
         if ownPacks {
             let folders = ownPackFolders(origin: origin, commonDirectory: String(cString: git_repository_commondir(repository.pointer)),
                                          environment: ProcessInfo.processInfo.environment)
-            // In the order libgit2 reads them: the quarantine's before the repository's.
+            // In the order libgit2 reads them, the quarantine's before the repository's, both above
+            // libgit2's own backends (priorities 1 and 2). A folder whose reader cannot be made is read
+            // by libgit2 as before: the reader only ever speeds a read up.
             for (index, folder) in folders.enumerated() {
                 _ = cohort_git_add_own_packs(repository.pointer, folder, Int32(3 + folders.count - index))
             }

@@ -4,7 +4,7 @@ import Foundation
 
 /// `cohort-bench objects REPOSITORY IDS THREADS [own]`: reads every object named in the file IDS (one
 /// id per line) through Cohort's git layer (`Repository.rawObject`, its size read first, as
-/// verification reads), split between THREADS threads, each with its own repository handle (with
+/// verification reads commits and notices), split between THREADS threads, each with its own repository handle (with
 /// `own`, each through Cohort's own pack reader, as verification's workers read); prints one line: the objects,
 /// the wall-clock and the CPU seconds. Two processes given half each have no lock in common:
 /// `Scripts/bench-objects.sh` runs every way side by side.

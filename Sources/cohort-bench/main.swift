@@ -177,7 +177,7 @@ case "notice" where arguments.count >= 2:
     // cohort-bench notice FILE [SECONDS]: the stages of opening one notice envelope.
     try noticeBenchmark(file: URL(fileURLWithPath: arguments[1]), seconds: arguments.count > 2 ? Double(arguments[2]) ?? 1 : 1)
 case "objects" where arguments.count >= 4:
-    // cohort-bench objects REPOSITORY IDS THREADS [own]: the objects named in IDS read through libgit2 on THREADS threads.
+    // cohort-bench objects REPOSITORY IDS THREADS [own]: the objects named in IDS read through libgit2 (or, with `own`, Cohort's pack reader) on THREADS threads.
     try objectsBenchmark(repository: arguments[1], ids: arguments[2], threads: max(1, Int(arguments[3]) ?? 1),
                          ownPacks: arguments.dropFirst(4).first == "own")
 case "floor":

@@ -77,20 +77,7 @@ enum PackFuzz {
     }
 
     @discardableResult
-    private static func git(_ arguments: [String], in folder: URL, input: Data? = nil) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        let output = Pipe(), feed = Pipe()
-        process.standardOutput = output
-        process.standardInput = feed
-        try process.run()
-        if let input { feed.fileHandleForWriting.write(input) }
-        try feed.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CocoaError(.fileReadUnknown) }
-        return data
+    private static func git(_ arguments: [String], in folder: URL, input: Data = Data()) throws -> Data {
+        try Process.output(of: "/usr/bin/git", arguments, in: folder, input: input)
     }
 }

@@ -79,18 +79,6 @@ enum Seeds {
 
     /// `data` compressed by the system's gzip, as a client would send a request body.
     static func gzip(_ data: Data) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["gzip", "-c"]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(data)
-        try input.fileHandleForWriting.close()
-        let compressed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return compressed
+        try Process.output(of: "/usr/bin/env", ["gzip", "-c"], input: data)
     }
 }

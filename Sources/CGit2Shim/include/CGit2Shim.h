@@ -21,9 +21,6 @@ int cohort_git_set_strict_hash_verification(int enabled);
 /// Limits the memory libgit2's object caches may hold.
 int cohort_git_set_cache_max_size(ssize_t bytes);
 
-/// Limits the total memory libgit2 may map for pack files.
-int cohort_git_set_mwindow_mapped_limit(size_t bytes);
-
 /// Trusts the certificates in `file` (PEM) and in the folder `directory` (either may be NULL) for HTTPS
 /// remotes, and none other.
 int cohort_git_set_ssl_cert_locations(const char *file, const char *directory);
@@ -33,17 +30,14 @@ void cohort_git_defer_certificate_bundle(int enabled);
 const char *cohort_git_deferred_certificate_file(void);
 const char *cohort_git_deferred_certificate_directory(void);
 
-/// Gives `repository` its own reader of the packs in `objects_directory` (`cohort_pack_reader_new`),
-/// tried before the packs it shares, at `priority` (above libgit2's own backends, 1 and 2). 0, or a
-/// negative libgit2 error code (the handle then reads as before).
+/// Gives `repository` its own reader of the packs in `objects_directory` (`PackReader.c`: version 2
+/// indexes, each pack mapped for this handle alone, with delta bases of its own; libgit2 reads packs
+/// through one state per pack path for the whole process, behind a lock every reading thread takes),
+/// tried before the packs it shares, at `priority` (above libgit2's own backends, 1 and 2). Whatever
+/// the reader does not take as well-formed it passes on (GIT_PASSTHROUGH), so libgit2's own pack
+/// reader still reads, or refuses, it. 0, or a negative libgit2 error code (the handle then reads as
+/// before).
 int cohort_git_add_own_packs(git_repository *repository, const char *objects_directory, int priority);
-
-/// A read-only object database backend over the packs of `objects_directory` (index version 2),
-/// mapped for it alone, with delta bases of its own: libgit2 reads packs through one state per pack
-/// path for the whole process, behind a lock every reading thread takes. Whatever it does not take as
-/// well-formed it passes to the next backend (GIT_PASSTHROUGH), so libgit2's own pack reader still
-/// reads, or refuses, it.
-int cohort_pack_reader_new(git_odb_backend **out, const char *objects_directory);
 
 /// Limits how many pack files libgit2 keeps open at once (0: no limit, its default).
 int cohort_git_set_mwindow_file_limit(size_t files);
