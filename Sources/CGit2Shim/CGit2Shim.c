@@ -19,6 +19,10 @@ int cohort_git_set_global_search_path(const char *path) {
     return git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, GIT_CONFIG_LEVEL_GLOBAL, path);
 }
 
+int cohort_git_search_path(git_config_level_t level, git_buf *out) {
+    return git_libgit2_opts(GIT_OPT_GET_SEARCH_PATH, level, out);
+}
+
 int cohort_git_set_strict_hash_verification(int enabled) {
     return git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, enabled);
 }

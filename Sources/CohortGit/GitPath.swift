@@ -19,23 +19,35 @@ public enum GitPath {
     }
 
     /// Whether git would check out `path` (slash-separated), its last part with mode `mode`, on every
-    /// platform: each component passes `refusal(component:mode:)`.
+    /// platform: each component passes `refusal(component:mode:)`. Plain components are checked on
+    /// their bytes where they lie; only the others are made into names of their own.
     public static func isValid(path: String, mode: UInt32 = 0o100644) -> Bool {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        return parts.enumerated().allSatisfy { index, part in
-            refusal(component: String(part), mode: index == parts.count - 1 ? mode : 0o040000) == nil
+        var path = path
+        return path.withUTF8 { bytes in
+            var start = 0
+            while true {
+                let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.count
+                let component = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                let last = end == bytes.count
+                if !isPlain(component),
+                   refusal(component: String(decoding: component, as: UTF8.self), mode: last ? mode : 0o040000) != nil { return false }
+                if last { return true }
+                start = end + 1
+            }
         }
+    }
+
+    /// Most names are plain ASCII that starts with neither '.' nor 'g' nor 'm': none of git's special
+    /// spellings can match them, so only the simple checks apply, and those pass.
+    static func isPlain(_ name: some Collection<UInt8>) -> Bool {
+        guard let first = name.first, first != UInt8(ascii: "."), first | 0x20 != UInt8(ascii: "g"), first | 0x20 != UInt8(ascii: "m"),
+              name.count <= maxComponentBytes else { return false }
+        return name.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") && $0 != UInt8(ascii: "/") }
     }
 
     /// Why git refuses the component `name` with mode `mode`, or nil when it is a valid name.
     public static func refusal(component name: String, mode: UInt32) -> String? {
-        // Most names are plain ASCII that starts with neither '.' nor 'g': none of git's special
-        // spellings can match them, so only the simple checks apply.
-        if let first = name.utf8.first, first != UInt8(ascii: "."), first | 0x20 != UInt8(ascii: "g"), first | 0x20 != UInt8(ascii: "m"),
-           name.utf8.count <= maxComponentBytes,
-           name.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") && $0 != UInt8(ascii: "/") }) {
-            return nil
-        }
+        if isPlain(name.utf8) { return nil }
         let bytes = Array(name.utf8)
         if bytes.isEmpty { return "has an empty component" }
         if bytes.count > maxComponentBytes { return "has a component longer than \(maxComponentBytes) bytes" }

@@ -77,6 +77,19 @@ extension Repository {
         return Data(bytes: content, count: size)
     }
 
+    /// Runs `body` with the content of blob `id` where libgit2 read it, not copied (for a checkout).
+    func withBlobContent<T>(_ id: ObjectID, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, pointer), "cannot open the object database")
+        defer { git_odb_free(odb) }
+        var object: OpaquePointer?
+        var oid = id.raw
+        try check(git_odb_read(&object, odb, &oid), "cannot read blob \(id.hex)")
+        defer { git_odb_object_free(object) }
+        guard git_odb_object_type(object) == GIT_OBJECT_BLOB else { throw CohortError(.malformed, "object \(id.hex) is not a file") }
+        return try body(UnsafeRawBufferPointer(start: git_odb_object_data(object), count: git_odb_object_size(object)))
+    }
+
     /// The entry at `path` (slash-separated) inside tree `tree`, or nil.
     public func entry(at path: String, inTree tree: ObjectID) throws -> TreeEntry? {
         try withTree(tree) { treePointer in

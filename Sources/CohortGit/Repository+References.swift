@@ -129,6 +129,19 @@ extension Repository {
         return value.map { String(cString: $0) }
     }
 
+    /// A boolean from the repository's git configuration (all levels, read as git reads `true`, `no`,
+    /// `1` …), or nil when unset.
+    public func configBool(_ name: String) throws -> Bool? {
+        var config: OpaquePointer?
+        try check(git_repository_config_snapshot(&config, pointer), "cannot read the git configuration")
+        defer { git_config_free(config) }
+        var value: Int32 = 0
+        let result = git_config_get_bool(&value, config, name)
+        if result == GIT_ENOTFOUND.rawValue { return nil }
+        try check(result, "git config \(name) is not true or false")
+        return value != 0
+    }
+
     /// Sets `name` to `value` in the repository's own configuration file (`<git dir>/config`).
     public func setConfig(_ name: String, to value: String) throws {
         try withLocalConfig { local in try check(git_config_set_string(local, name, value), "cannot set git config \(name)") }

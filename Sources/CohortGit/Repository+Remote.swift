@@ -186,16 +186,6 @@ extension Repository {
         return Repository(repository, origin: .path(directory))
     }
 
-    /// Writes HEAD's files and index into a working folder that holds nothing else yet (a clone made
-    /// without a checkout): nothing there can be overwritten.
-    public func checkoutHeadIntoEmptyFolder() throws {
-        var options = git_checkout_options()
-        try check(git_checkout_options_init(&options, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)), "checkout options")
-        options.checkout_strategy = GIT_CHECKOUT_FORCE.rawValue
-        try flushObjects()
-        try check(git_checkout_head(pointer, &options), "cannot write the files of HEAD")
-    }
-
     /// The URL of remote `name`, or nil when there is no such remote.
     public func remoteURL(_ name: String) throws -> String? {
         var remote: OpaquePointer?

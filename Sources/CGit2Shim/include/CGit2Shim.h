@@ -15,6 +15,9 @@ int cohort_git_set_strict_object_creation(int enabled);
 /// Sets the directory libgit2 searches for the global configuration (level GIT_CONFIG_LEVEL_GLOBAL).
 int cohort_git_set_global_search_path(const char *path);
 
+/// The folders libgit2 searches for configuration at `level`, colon-separated, into `out`.
+int cohort_git_search_path(git_config_level_t level, git_buf *out);
+
 /// Turns re-hashing of every object read from the object database on or off.
 int cohort_git_set_strict_hash_verification(int enabled);
 

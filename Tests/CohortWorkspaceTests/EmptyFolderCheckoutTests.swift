@@ -1,0 +1,202 @@
+import CohortBase
+import CohortGit
+import CohortTestSupport
+import Foundation
+import Testing
+
+/// The first checkout of a clone (`Repository.checkoutHeadIntoEmptyFolder`) writes the files on
+/// several threads itself: they must be exactly git's, with an index git finds clean, and nothing in
+/// the folder, or beyond a link, may ever be overwritten or written through.
+@Suite struct EmptyFolderCheckoutTests {
+    /// A repository made by the git CLI with `files` (path → content), `links` (path → target bytes)
+    /// and `executables`, committed on `main`.
+    static func source(in directory: TemporaryDirectory, files: [String: Data], links: [String: [UInt8]] = [:],
+                       executables: Set<String> = []) throws -> URL {
+        let folder = directory.path("source")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        #expect(try git(["init", "-q", "-b", "main"], in: folder).status == 0)
+        for (path, content) in files {
+            let url = folder.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try content.write(to: url)
+            if executables.contains(path) { chmod(url.path, 0o755) }
+        }
+        for (path, target) in links {
+            let url = folder.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            #expect((target + [0]).withUnsafeBytes { symlink($0.baseAddress!.assumingMemoryBound(to: CChar.self), url.path) } == 0)
+        }
+        #expect(try git(["add", "-A"], in: folder).status == 0)
+        #expect(try git(["commit", "-qm", "files"], in: folder).status == 0)
+        return folder
+    }
+
+    static func git(_ arguments: [String], in folder: URL) throws -> ProcessResult {
+        try run("/usr/bin/git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "core.autocrlf=false", "-c", "core.quotePath=false"] + arguments, in: folder)
+    }
+
+    /// Every path under `folder` (but `.git`): its type, permission bits and content or link target.
+    static func listing(_ folder: URL) throws -> [String: String] {
+        var found: [String: String] = [:]
+        let enumerator = try #require(FileManager.default.enumerator(atPath: folder.path))
+        while let path = enumerator.nextObject() as? String {
+            if path == ".git" { enumerator.skipDescendants(); continue }
+            let full = folder.appendingPathComponent(path).path
+            var info = stat()
+            guard lstat(full, &info) == 0 else { continue }
+            let mode = String(info.st_mode, radix: 8)
+            switch info.st_mode & S_IFMT {
+            case S_IFLNK:
+                var target = [CChar](repeating: 0, count: 4096)
+                let count = readlink(full, &target, target.count)
+                found[path] = "\(mode) -> \(Data(target.prefix(max(0, count)).map { UInt8(bitPattern: $0) }).base64EncodedString())"
+            case S_IFREG:
+                found[path] = "\(mode) \(try Data(contentsOf: URL(fileURLWithPath: full)).base64EncodedString())"
+            default:
+                found[path] = mode
+            }
+        }
+        return found
+    }
+
+    /// Clones `source` without a checkout through libgit2, then checks it out with Cohort's checkout.
+    static func cohortClone(_ source: URL, into folder: URL, before: (URL) throws -> Void = { _ in }) throws -> Repository {
+        let repository = try Repository.clone(from: source.path, into: folder, checkout: false)
+        try before(folder)
+        try repository.checkoutHeadIntoEmptyFolder()
+        return repository
+    }
+
+    @Test func theFilesAndTheIndexAreGits() throws {
+        let directory = try TemporaryDirectory()
+        var files: [String: Data] = [
+            "README.md": Data("hello\n".utf8),
+            "empty.txt": Data(),
+            "tools/run.sh": Data("#!/bin/sh\necho run\n".utf8),
+            "café/ünïcode.md": Data("ü\n".utf8),
+            "data/binary.bin": Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7) }),
+            "data/large.txt": Data(String(repeating: "a line of text\n", count: 70_000).utf8),
+        ]
+        for index in 0..<600 { files["many/\(index % 7)/file-\(index).md"] = Data("file \(index)\n".utf8) }
+        let source = try Self.source(in: directory, files: files, links: ["link": Array("tools/run.sh".utf8), "odd-link": [0x61, 0xFF, 0x2F, 0x62]],
+                                     executables: ["tools/run.sh"])
+        let ours = directory.path("ours")
+        _ = try Self.cohortClone(source, into: ours)
+        let theirs = directory.path("theirs")
+        #expect(try Self.git(["clone", "-q", source.path, theirs.path], in: directory.url).status == 0)
+
+        #expect(try Self.listing(ours) == Self.listing(theirs))
+        #expect(try Self.listing(ours).count == files.count + 2 + 11)   // and 11 folders
+        let staged = try Self.git(["ls-files", "-s"], in: ours)
+        #expect(staged.stdout == (try Self.git(["ls-files", "-s"], in: theirs)).stdout && !staged.stdout.isEmpty)
+        let status = try Self.git(["status", "--porcelain", "--ignored"], in: ours)
+        #expect(status.status == 0 && status.stdout.isEmpty, "\(status.stdout)")
+        // Each entry holds its file's stat data as written (git compares these before any content).
+        let debug = try Self.git(["ls-files", "--debug"], in: ours).stdout
+        var checked = 0
+        let lines = debug.split(separator: "\n").map(String.init)
+        for (index, line) in lines.enumerated() where !line.hasPrefix(" ") {
+            var info = stat()
+            #expect(lstat(ours.appendingPathComponent(line).path, &info) == 0, "\(line)")
+            let fields = lines[(index + 1)...].prefix(5).joined(separator: " ")
+            #expect(fields.contains("mtime: \(info.st_mtim.tv_sec):\(info.st_mtim.tv_nsec)"), "\(line): \(fields)")
+            #expect(fields.contains("ino: \(info.st_ino)") && fields.contains("size: \(info.st_size)"), "\(line): \(fields)")
+            checked += 1
+        }
+        #expect(checked == files.count + 2)
+    }
+
+    /// Attributes that ask for a filter, in the tree or in `info/attributes`: libgit2's checkout writes
+    /// the folder, with the filters applied as git applies them.
+    @Test func filtersLeaveTheCheckoutToLibgit2() throws {
+        let directory = try TemporaryDirectory()
+        let files: [String: Data] = [".gitattributes": Data("*.txt eol=crlf\nid.c ident\n".utf8), "a.txt": Data("one\ntwo\n".utf8),
+                                     "id.c": Data("/* $Id$ */\n".utf8), "plain.md": Data("plain\n".utf8)]
+        let source = try Self.source(in: directory, files: files)
+        let ours = directory.path("ours")
+        _ = try Self.cohortClone(source, into: ours)
+        let theirs = directory.path("theirs")
+        #expect(try Self.git(["clone", "-q", source.path, theirs.path], in: directory.url).status == 0)
+        #expect(try Self.listing(ours) == Self.listing(theirs))
+        #expect(try Data(contentsOf: ours.appendingPathComponent("a.txt")) == Data("one\r\ntwo\r\n".utf8))
+
+        let otherDirectory = try TemporaryDirectory()
+        let other = try Self.source(in: otherDirectory, files: ["b.md": Data("x\ny\n".utf8)])
+        let withInfo = directory.path("info")
+        _ = try Self.cohortClone(other, into: withInfo) { folder in
+            try Data("*.md eol=crlf\n".utf8).write(to: folder.appendingPathComponent(".git/info/attributes"))
+        }
+        #expect(try Data(contentsOf: withInfo.appendingPathComponent("b.md")) == Data("x\r\ny\r\n".utf8))
+        #expect(try Self.git(["status", "--porcelain"], in: withInfo).stdout.isEmpty)
+    }
+
+    /// A file someone put in the folder meanwhile, or a link in place of a folder, fails the checkout:
+    /// the file keeps its bytes and nothing is written where the link points.
+    @Test func whatIsInTheWayIsNeitherOverwrittenNorFollowed() throws {
+        let directory = try TemporaryDirectory()
+        let source = try Self.source(in: directory, files: ["notes/plan.md": Data("theirs\n".utf8), "top.md": Data("top\n".utf8)])
+        let mine = Data("mine, unsaved anywhere else\n".utf8)
+        expectCode(.io) {
+            try Self.cohortClone(source, into: directory.path("file")) { folder in
+                try FileManager.default.createDirectory(at: folder.appendingPathComponent("notes"), withIntermediateDirectories: true)
+                try mine.write(to: folder.appendingPathComponent("notes/plan.md"))
+            }
+        }
+        #expect(try Data(contentsOf: directory.path("file/notes/plan.md")) == mine)
+
+        let outside = directory.path("outside")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        expectCode(.io) {
+            try Self.cohortClone(source, into: directory.path("link")) { folder in
+                try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("notes"), withDestinationURL: outside)
+            }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path).isEmpty)
+    }
+
+    /// Trees built by hand: one names `a` twice (a link to a folder outside, then a folder holding a
+    /// file), one names an entry `../escape`. The checkout fails, and nothing lands outside the folder.
+    @Test(arguments: ["twice", "dot-dot"])
+    func aHandBuiltTreeWritesNothingOutside(_ shape: String) throws {
+        let directory = try TemporaryDirectory()
+        let outside = directory.path("outside")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        let source = directory.path("source")
+        try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+        #expect(try Self.git(["init", "-q", "-b", "main"], in: source).status == 0)
+        func object(_ type: String, _ content: Data) throws -> String {
+            let written = try run("/usr/bin/git", ["hash-object", "-t", type, "--literally", "-w", "--stdin"], in: source, stdin: content)
+            #expect(written.status == 0, "\(written.stderr)")
+            return written.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        func entry(_ mode: String, _ name: String, _ id: String) -> Data {
+            var bytes = Data("\(mode) \(name)\0".utf8)
+            var index = id.startIndex
+            while index < id.endIndex {
+                let next = id.index(index, offsetBy: 2)
+                bytes.append(UInt8(id[index..<next], radix: 16) ?? 0)
+                index = next
+            }
+            return bytes
+        }
+        let file = try object("blob", Data("written?\n".utf8))
+        let link = try object("blob", Data(outside.path.utf8))
+        let inner = try object("tree", entry("100644", "f", file))
+        let tree = switch shape {
+        case "twice": try object("tree", entry("120000", "a", link) + entry("40000", "a", inner))
+        default: try object("tree", entry("100644", "../escape", file) + entry("100644", "ok.md", file))
+        }
+        let commit = try Self.git(["commit-tree", tree, "-m", "hand-built"], in: source)
+        #expect(commit.status == 0, "\(commit.stderr)")
+        #expect(try Self.git(["update-ref", "refs/heads/main", commit.stdout.trimmingCharacters(in: .whitespacesAndNewlines)], in: source).status == 0)
+
+        let clone = directory.path("clone")
+        #expect(try Self.git(["clone", "-q", "--no-checkout", source.path, clone.path], in: directory.url).status == 0)
+        let repository = try Repository(at: clone)
+        // Refused by Cohort's own checkout: the link's name is taken by the folder made first, and
+        // `..` is no name to write.
+        expectCode(shape == "twice" ? .io : .notPermitted) { try repository.checkoutHeadIntoEmptyFolder() }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: directory.path("escape").path))
+    }
+}
