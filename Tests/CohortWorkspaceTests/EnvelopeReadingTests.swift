@@ -173,6 +173,32 @@ import Testing
         }
     }
 
+    /// Strings are scanned eight bytes at a time: a quote, a backslash, a control character, a byte
+    /// of a multi-byte character or a bad byte at every place in and around a word is read (or
+    /// refused) as Foundation's `JSONSerialization` reads it.
+    @Test func everyByteOfAStringIsSeenWhereverItFalls() throws {
+        let specials: [[UInt8]] = [[0x5C, 0x22], [0x5C, 0x5C], [0x5C, 0x6E], [0x22], [0x01], [0x1F], [0x7F], [0x20], [0xC3, 0xA9],
+                                   [0xF0, 0x9F, 0x98, 0x80], [0xC3], [0xFF], [0xE2, 0x82], [0x5C, 0x75, 0x30, 0x30, 0x65, 0x39]]
+        var compared = 0
+        for special in specials {
+            for before in 0..<20 {
+                for after in [0, 1, 7, 8, 9, 17] {
+                    let bytes = [0x5B, 0x22] + Array(repeating: UInt8(ascii: "a"), count: before) + special
+                        + Array(repeating: UInt8(ascii: "b"), count: after) + [0x22, 0x5D]
+                    let foundation = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String]
+                    let ours = try? JSONValue.parse(Data(bytes))
+                    if let foundation {
+                        #expect(ours == .array(foundation.map { .string($0) }), "\(bytes)")
+                    } else {
+                        #expect(ours == nil, "\(bytes) was read")
+                    }
+                    compared += 1
+                }
+            }
+        }
+        #expect(compared == specials.count * 20 * 6)
+    }
+
     @Test func aSignedNoticeNamingAFieldTwiceIsRefusedEverywhere() throws {
         let scenario = try Scenario()
         let owner = scenario.owner
