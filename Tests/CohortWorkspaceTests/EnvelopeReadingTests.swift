@@ -171,6 +171,17 @@ import Testing
         for (text, value) in read {
             #expect(try JSONValue.parse(Data(text.utf8)) == value, "\(text)")
         }
+        // A key named twice is found however many keys come between, and in any spelling a
+        // dictionary's keys would take as one (canonically equivalent).
+        for keys in [3, 16, 17, 40] {
+            let members = (0..<keys).map { #""k\#($0)":\#($0)"# }
+            let object = try JSONValue.parse(Data("{\(members.joined(separator: ","))}".utf8)).object("o")
+            #expect(object.count == keys && object["k\(keys - 1)"] == .number("\(keys - 1)"))
+            for twice in [#""k0":1"#, #""\u00e9":1,"e\u0301":2"#] {
+                let text = "{\((members + [twice]).joined(separator: ","))}"
+                #expect(throws: JSONFailure.self, "\(keys) keys") { try JSONValue.parse(Data(text.utf8)) }
+            }
+        }
     }
 
     /// Strings are scanned eight bytes at a time: a quote, a backslash, a control character, a byte

@@ -137,7 +137,7 @@ extension Envelope {
 }
 
 extension Envelope {
-    init(json: [String: JSONValue]) throws(JSONFailure) {
+    init(json: JSONObject) throws(JSONFailure) {
         payloadType = try json.string("payloadType")
         payload = try json.string("payload")
         signatures = []

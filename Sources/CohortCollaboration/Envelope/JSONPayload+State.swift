@@ -10,7 +10,7 @@ import Foundation
 // readers to the same answers.
 
 extension CollaborationFile: JSONPayload {
-    init(json: [String: JSONValue]) throws(JSONFailure) {
+    init(json: JSONObject) throws(JSONFailure) {
         let initiator = try json.object("initiator")
         let owner = try json.object("owner")
         identifier = try json.string("identifier")
@@ -28,7 +28,7 @@ extension CollaborationFile: JSONPayload {
 
 extension ShareOptions {
     /// As decoded, not validated: `CollaborationFile.validate` checks the groups, as it does after `Codable`.
-    init(json: [String: JSONValue]) throws(JSONFailure) {
+    init(json: JSONObject) throws(JSONFailure) {
         var groups: [OptionsGroup] = []
         for group in try json.objects("groups") {
             var options: [CollaborationOption] = []
@@ -44,7 +44,7 @@ extension ShareOptions {
 }
 
 extension Membership: JSONPayload {
-    init(json: [String: JSONValue]) throws(JSONFailure) {
+    init(json: JSONObject) throws(JSONFailure) {
         var participants: [Participant] = []
         for item in try json.objects("participants") {
             participants.append(try Participant(json: item))
@@ -60,7 +60,7 @@ extension Membership: JSONPayload {
 }
 
 extension Participant {
-    init(json: [String: JSONValue]) throws(JSONFailure) {
+    init(json: JSONObject) throws(JSONFailure) {
         root = try json.string("root")
         scheme = try json.value("scheme", as: RootScheme.self)
         handle = try json.optionalString("handle")
@@ -74,7 +74,7 @@ extension Participant {
 }
 
 extension RemovedParticipant {
-    init(json: [String: JSONValue]) throws(JSONFailure) {
+    init(json: JSONObject) throws(JSONFailure) {
         root = try json.string("root")
         scheme = try json.value("scheme", as: RootScheme.self)
         handle = try json.optionalString("handle")

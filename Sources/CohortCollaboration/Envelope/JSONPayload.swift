@@ -5,11 +5,11 @@ import Foundation
 /// per commit. Field names, types and the refusal of a missing field are exactly the `Codable`
 /// ones; the reader is stricter only where `JSONValue` says.
 protocol JSONPayload {
-    init(json: [String: JSONValue]) throws(JSONFailure)
+    init(json: JSONObject) throws(JSONFailure)
 }
 
 extension Notice: JSONPayload {
-    init(json: [String: JSONValue]) throws(JSONFailure) {
+    init(json: JSONObject) throws(JSONFailure) {
         let typeName = try json.string("type")
         guard let type = NoticeType(rawValue: typeName) else { throw JSONFailure("bad value at 'type'") }
         var data: [String: String] = [:]
@@ -28,7 +28,7 @@ extension Notice: JSONPayload {
 }
 
 extension Signer {
-    init(json: [String: JSONValue]) throws(JSONFailure) {
+    init(json: JSONObject) throws(JSONFailure) {
         guard let scheme = RootScheme(rawValue: try json.string("scheme")) else { throw JSONFailure("bad value at 'signer.scheme'") }
         var hashes: [String] = []
         for item in try json.array("inclusionHashes") {

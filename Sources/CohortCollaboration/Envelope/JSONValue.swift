@@ -13,7 +13,7 @@ enum JSONValue: Equatable {
     case bool(Bool)
     case null
     case array([JSONValue])
-    case object([String: JSONValue])
+    case object(JSONObject)
 
     /// `JSONDecoder`'s own limit.
     static let maxDepth = 512
@@ -34,7 +34,7 @@ enum JSONValue: Equatable {
     }
 
     /// The value as an object, or a failure naming `field`.
-    func object(_ field: String) throws(JSONFailure) -> [String: JSONValue] {
+    func object(_ field: String) throws(JSONFailure) -> JSONObject {
         guard case .object(let members) = self else { throw JSONFailure("'\(field)' is not an object") }
         return members
     }
@@ -46,7 +46,7 @@ struct JSONFailure: Error {
     init(_ reason: String) { self.reason = reason }
 }
 
-extension Dictionary where Key == String, Value == JSONValue {
+extension JSONObject {
     func string(_ key: String) throws(JSONFailure) -> String {
         guard case .string(let text) = try field(key) else { throw JSONFailure("wrong type at '\(key)'") }
         return text
@@ -89,8 +89,8 @@ extension Dictionary where Key == String, Value == JSONValue {
     }
 
     /// An array whose items are all objects.
-    func objects(_ key: String) throws(JSONFailure) -> [[String: JSONValue]] {
-        var objects: [[String: JSONValue]] = []
+    func objects(_ key: String) throws(JSONFailure) -> [JSONObject] {
+        var objects: [JSONObject] = []
         for item in try array(key) { objects.append(try item.object(key)) }
         return objects
     }
@@ -100,7 +100,7 @@ extension Dictionary where Key == String, Value == JSONValue {
         return items
     }
 
-    func object(_ key: String) throws(JSONFailure) -> [String: JSONValue] {
+    func object(_ key: String) throws(JSONFailure) -> JSONObject {
         try field(key).object(key)
     }
 
@@ -144,7 +144,7 @@ private struct JSONBytesReader {
 
     private mutating func object(depth: Int) throws(JSONFailure) -> JSONValue {
         position += 1
-        var members: [String: JSONValue] = [:]
+        var members = JSONObject()
         skipSpace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
@@ -157,7 +157,7 @@ private struct JSONBytesReader {
             skipSpace()
             try expect(UInt8(ascii: ":"))
             let value = try value(depth: depth + 1)
-            guard members.updateValue(value, forKey: key) == nil else { throw JSONFailure("field '\(key.prefix(40))' appears twice") }
+            guard members.add(key, value) else { throw JSONFailure("field '\(key.prefix(40))' appears twice") }
             skipSpace()
             guard position < bytes.count else { throw JSONFailure("not JSON") }
             if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
