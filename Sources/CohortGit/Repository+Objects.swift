@@ -86,7 +86,9 @@ extension Repository {
         var oid = id.raw
         try check(git_odb_read(&object, odb, &oid), "cannot read blob \(id.hex)")
         defer { git_odb_object_free(object) }
-        guard git_odb_object_type(object) == GIT_OBJECT_BLOB else { throw CohortError(.malformed, "object \(id.hex) is not a file") }
+        guard git_odb_object_type(object) == GIT_OBJECT_BLOB else {
+            throw CohortError(.malformed, "object \(id.hex) is not a file", hint: "the tree that names it is damaged; tell the collaboration's owner")
+        }
         return try body(UnsafeRawBufferPointer(start: git_odb_object_data(object), count: git_odb_object_size(object)))
     }
 

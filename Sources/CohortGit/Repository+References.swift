@@ -138,7 +138,10 @@ extension Repository {
         var value: Int32 = 0
         let result = git_config_get_bool(&value, config, name)
         if result == GIT_ENOTFOUND.rawValue { return nil }
-        try check(result, "git config \(name) is not true or false")
+        guard result == 0 else {
+            throw CohortError(.malformed, "git config \(name) is not true or false (\(gitMessage(result)))",
+                              hint: "set it to true or false, as in `git config \(name) true`")
+        }
         return value != 0
     }
 
