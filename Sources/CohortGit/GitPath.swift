@@ -160,11 +160,16 @@ public enum GitPath {
         }
     }
 
-    /// A path as it may be shown in one line: control characters escaped, bounded.
+    /// A path as it may be shown in one line: control characters (C0, DEL, C1) and the marks that
+    /// reorder or hide text (bidirectional controls) escaped, bounded.
     static func shown(_ path: String) -> String {
         var text = ""
         for scalar in path.unicodeScalars.prefix(200) {
-            text += scalar.value < 0x20 || scalar.value == 0x7F ? String(format: "\\x%02x", scalar.value) : String(scalar)
+            switch scalar.value {
+            case 0..<0x20, 0x7F: text += String(format: "\\x%02x", scalar.value)
+            case 0x80...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: text += String(format: "\\u{%04x}", scalar.value)
+            default: text.unicodeScalars.append(scalar)
+            }
         }
         return text
     }

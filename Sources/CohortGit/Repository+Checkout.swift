@@ -20,7 +20,8 @@ extension Repository {
         try flushObjects()
         guard let directory = workingDirectory, let head = try resolve("HEAD") else { return try checkoutHeadWithLibgit2() }
         let tree = try tree(ofCommit: head)
-        guard let plan = try CheckoutPlan(self, tree: tree), try writesEveryFileAsStored(plan) else { return try checkoutHeadWithLibgit2() }
+        let plan = try CheckoutPlan(self, tree: tree)
+        guard plan.forLibgit2 == nil, try writesEveryFileAsStored(plan) else { return try checkoutHeadWithLibgit2() }
         let top = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard top >= 0 else {
             throw CohortError(.io, "cannot open \(directory.path): \(String(cString: strerror(errno)))", hint: "check the folder, then clone again")
@@ -38,11 +39,12 @@ extension Repository {
         case libgit2
     }
 
-    /// libgit2's checkout of HEAD, every file forced (the folder is empty).
+    /// libgit2's checkout of HEAD: every file written where nothing is (the index is empty, so HEAD's
+    /// files count as missing), nothing already there replaced.
     private func checkoutHeadWithLibgit2() throws -> CheckoutWriter {
         var options = git_checkout_options()
         try check(git_checkout_options_init(&options, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)), "checkout options")
-        options.checkout_strategy = GIT_CHECKOUT_FORCE.rawValue
+        options.checkout_strategy = GIT_CHECKOUT_SAFE.rawValue | GIT_CHECKOUT_RECREATE_MISSING.rawValue
         try check(git_checkout_head(pointer, &options), "cannot write the files of HEAD")
         return .libgit2
     }
@@ -73,19 +75,21 @@ extension Repository {
         return String(cString: text).split(separator: ":").map(String.init)
     }
 
-    /// Creates the plan's folders, parents first, as libgit2 makes them (0755 before the umask), each
-    /// inside its parent opened without following a link; one already there must be a real folder.
+    /// Creates the plan's folders that hold files, parents first, as libgit2 makes them (0755 before
+    /// the umask), each inside its parent opened without following a link. Each must be new: one
+    /// already there was put there by someone else (or is `.git`), and is not written into.
     private func createFolders(of plan: CheckoutPlan, in top: Int32) throws {
         // The open folders from the top down to the last one made (the plan lists them depth first).
         var open: [Int32] = [top]
         defer { for descriptor in open.dropFirst() { close(descriptor) } }
-        for folder in plan.folders.dropFirst() {
+        for (index, folder) in plan.folders.enumerated().dropFirst() where folder.holdsFiles {
             while open.count > folder.depth { close(open.removeLast()) }
             let parent = open[open.count - 1]
-            if withCName(folder.name, { mkdirat(parent, $0, 0o755) }) != 0, errno != EEXIST { throw FolderWriter.failure(plan, folder: folder, errno) }
-            let descriptor = FolderWriter.openFolder(folder.name, in: parent)
-            guard descriptor >= 0 else { throw FolderWriter.failure(plan, folder: folder, errno) }
-            open.append(descriptor)
+            let made = withCName(folder.name) { mkdirat(parent, $0, 0o755) }
+            guard made.result == 0 else { throw FolderWriter.failure(plan, folder: index, made.error) }
+            let opened = FolderWriter.openFolder(folder.name, in: parent)
+            guard opened.result >= 0 else { throw FolderWriter.failure(plan, folder: index, opened.error) }
+            open.append(opened.result)
         }
     }
 
@@ -124,9 +128,13 @@ extension Repository {
     }
 }
 
-/// Calls `body` with `name`'s bytes as a C string.
-private func withCName<T>(_ name: [UInt8], _ body: (UnsafePointer<CChar>) -> T) -> T {
-    (name + [0]).withUnsafeBytes { body($0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
+/// Calls `body` (a system call) with `name`'s bytes as a C string; its result, and `errno` as it was
+/// right after it.
+private func withCName(_ name: [UInt8], _ body: (UnsafePointer<CChar>) -> Int32) -> (result: Int32, error: Int32) {
+    (name + [0]).withUnsafeBytes { bytes in
+        let result = body(bytes.baseAddress!.assumingMemoryBound(to: CChar.self))
+        return (result, errno)
+    }
 }
 
 /// Writes the files and links of a checkout plan on several threads, each with a repository handle
@@ -170,6 +178,7 @@ private final class FolderWriter: @unchecked Sendable {
                         let file = plan.files[index]
                         if folder.index != file.folder {
                             if folder.descriptor >= 0 { close(folder.descriptor) }
+                            folder = (-1, -1)
                             folder = (file.folder, try openFolder(file.folder))
                         }
                         written[index] = try write(file, in: folder.descriptor, from: handles[worker])
@@ -186,51 +195,62 @@ private final class FolderWriter: @unchecked Sendable {
     /// Opens folder `index` of the plan by name from the top, never following a link.
     private func openFolder(_ index: Int) throws -> Int32 {
         var descriptor = dup(top)
+        guard descriptor >= 0 else { throw Self.failure(plan, folder: index, errno) }
         for name in plan.chain(of: index) {
             let next = Self.openFolder(name, in: descriptor)
-            let error = errno
             close(descriptor)
-            guard next >= 0 else { throw Self.failure(plan, folder: plan.folders[index], error) }
-            descriptor = next
+            guard next.result >= 0 else { throw Self.failure(plan, folder: index, next.error) }
+            descriptor = next.result
         }
         return descriptor
     }
 
-    static func openFolder(_ name: [UInt8], in parent: Int32) -> Int32 {
+    static func openFolder(_ name: [UInt8], in parent: Int32) -> (result: Int32, error: Int32) {
         withCName(name) { openat(parent, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
     }
 
+    /// The most one `write` is given (macOS refuses more than 2 GiB at once).
+    private static let writeLimit = 1 << 30
+
     private func write(_ file: CheckoutPlan.File, in folder: Int32, from repository: Repository) throws -> stat {
         try repository.withBlobContent(file.id) { bytes in
-            if file.mode == 0o120000 {
-                // The target's bytes as stored, whatever their encoding.
-                guard !bytes.contains(0) else {
-                    throw CohortError(.malformed, "the link \(CheckoutPlan.shown(file.path)) names a target with a NUL byte in it",
-                                      hint: "nothing was checked out; tell the collaboration's owner")
-                }
-                let made = withCName(Array(bytes)) { target in withCName(file.name) { symlinkat(target, folder, $0) } }
-                guard made == 0 else { throw Self.failure(file, errno) }
-            } else {
-                let descriptor = withCName(file.name) {
-                    openat(folder, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, file.mode == 0o100755 ? 0o755 : 0o644)
-                }
-                guard descriptor >= 0 else { throw Self.failure(file, errno) }
-                var offset = 0
-                while offset < bytes.count {
-                    let count = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                    if count < 0, errno == EINTR { continue }
-                    guard count > 0 else {
-                        let error = count == 0 ? EIO : errno
-                        close(descriptor)
-                        throw Self.failure(file, error)
-                    }
-                    offset += count
-                }
-                // A network file system may report a full disk only now.
-                guard close(descriptor) == 0 else { throw Self.failure(file, errno) }
-            }
             var info = stat()
-            guard withCName(file.name, { fstatat(folder, $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0 else { throw Self.failure(file, errno) }
+            if file.mode == 0o120000 {
+                // The target's bytes as stored, whatever their encoding (the plan left targets git
+                // writes otherwise, as with a NUL in them, to libgit2).
+                let target = Array(bytes) + [0]
+                let made = target.withUnsafeBytes { target in
+                    withCName(file.name) { symlinkat(target.baseAddress!.assumingMemoryBound(to: CChar.self), folder, $0) }
+                }
+                guard made.result == 0 else { throw Self.failure(file, made.error) }
+                let stated = withCName(file.name) { fstatat(folder, $0, &info, AT_SYMLINK_NOFOLLOW) }
+                guard stated.result == 0 else { throw Self.failure(file, stated.error) }
+                return info
+            }
+            let opened = withCName(file.name) {
+                openat(folder, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, file.mode == 0o100755 ? 0o755 : 0o644)
+            }
+            guard opened.result >= 0 else { throw Self.failure(file, opened.error) }
+            let descriptor = opened.result
+            var offset = 0
+            while offset < bytes.count {
+                let count = Foundation.write(descriptor, bytes.baseAddress! + offset, min(bytes.count - offset, Self.writeLimit))
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else {
+                    let error = count == 0 ? EIO : errno
+                    close(descriptor)
+                    throw Self.failure(file, error)
+                }
+                offset += count
+            }
+            // The stat data of the file written, not of whatever may take its name later.
+            guard fstat(descriptor, &info) == 0 else {
+                let error = errno
+                close(descriptor)
+                throw Self.failure(file, error)
+            }
+            // A network file system may report a full disk only now.
+            guard close(descriptor) == 0 else { throw Self.failure(file, errno) }
             return info
         }
     }
@@ -239,21 +259,20 @@ private final class FolderWriter: @unchecked Sendable {
         failure(CheckoutPlan.shown(file.path), error)
     }
 
-    static func failure(_ plan: CheckoutPlan, folder: CheckoutPlan.Folder, _ error: Int32) -> CohortError {
-        var path = plan.chain(of: folder.parent).flatMap { $0 + [UInt8(ascii: "/")] }
-        path += folder.name
-        return failure(CheckoutPlan.shown(path), error, folder: true)
+    static func failure(_ plan: CheckoutPlan, folder: Int, _ error: Int32) -> CohortError {
+        failure(CheckoutPlan.shown(plan.path(of: folder)), error, folder: true)
     }
 
     private static func failure(_ shown: String, _ error: Int32, folder: Bool = false) -> CohortError {
         let what = folder ? "the folder \(shown)" : shown
         switch error {
         case EEXIST, ELOOP, ENOTDIR:
-            return CohortError(.io, "cannot write \(what): something else is in its place", hint: "something was put in the folder meanwhile; clone into a new, empty folder")
+            return CohortError(.io, "cannot write \(what): something else is in its place",
+                               hint: "something was put in the folder meanwhile, or this file system takes two of its names as one; clone into a new, empty folder")
         case ENOSPC, EDQUOT:
             return CohortError(.io, "cannot write \(what): the disk is full", hint: "make room, then clone again")
         case ENAMETOOLONG:
-            return CohortError(.io, "cannot write \(what): its name is too long for this file system", hint: "tell the collaboration's owner")
+            return CohortError(.io, "cannot write \(what): the path is too long for this file system", hint: "clone into a folder with a shorter path, or tell the collaboration's owner")
         default:
             return CohortError(.io, "cannot write \(what): \(String(cString: strerror(error)))", hint: "check the disk, then clone again")
         }

@@ -1,5 +1,5 @@
 import CohortBase
-import CohortGit
+@testable import CohortGit
 import CohortTestSupport
 import Foundation
 import Testing
@@ -36,7 +36,8 @@ import Testing
     }
 
     /// Every path under `folder` (but `.git`), by its bytes (two spellings of one character are two
-    /// paths): its type, permission bits and content or link target.
+    /// paths): its type, whether it is executable, and its content or link target. (Other permission
+    /// bits follow the umask differently: git makes files 0666, libgit2 and Cohort 0644, before it.)
     static func listing(_ folder: URL) throws -> [[UInt8]: String] {
         var found: [[UInt8]: String] = [:]
         let enumerator = try #require(FileManager.default.enumerator(atPath: folder.path))
@@ -45,7 +46,7 @@ import Testing
             let full = folder.appendingPathComponent(path).path
             var info = stat()
             guard lstat(full, &info) == 0 else { continue }
-            let mode = String(info.st_mode, radix: 8)
+            let mode = String(info.st_mode & (S_IFMT | 0o100), radix: 8)
             switch info.st_mode & S_IFMT {
             case S_IFLNK:
                 var target = [CChar](repeating: 0, count: 4096)
@@ -130,6 +131,13 @@ import Testing
         #expect(writer == .libgit2)
         #expect(try Data(contentsOf: withInfo.appendingPathComponent("b.md")) == Data("x\r\ny\r\n".utf8))
         #expect(try Self.git(["status", "--porcelain"], in: withInfo).stdout.isEmpty)
+
+        // libgit2's checkout too writes only where nothing is: a file put there meanwhile stops it,
+        // and keeps its bytes.
+        let mine = Data("mine\n".utf8)
+        let kept = directory.path("kept")
+        expectCode(.git) { try Self.cohortClone(source, into: kept) { folder in try mine.write(to: folder.appendingPathComponent("a.txt")) } }
+        #expect(try Data(contentsOf: kept.appendingPathComponent("a.txt")) == mine)
     }
 
     /// A file someone put in the folder meanwhile, or a link in place of a folder, fails the checkout:
@@ -167,7 +175,8 @@ import Testing
     /// Trees built by hand, each with a link to a folder outside the clone somewhere in it, written
     /// either by Cohort's checkout, refused by it, or left to libgit2's (which removes links in the
     /// way): nothing ever lands outside the folder, and what Cohort writes is git's checkout.
-    @Test(arguments: ["twice", "twice apart", "two spellings", "two spellings, no link", "dot-dot", "mode 100664", "not UTF-8", "unsorted"])
+    @Test(arguments: ["twice", "twice apart", "two spellings", "two spellings, no link", "dot-dot", "mode 100664", "not UTF-8", "unsorted",
+                      ".GIT", "git~1", ".g\u{200C}it", "empty link", "empty folder", "empty tree", "neighbours"])
     func aHandBuiltTreeWritesNothingOutside(_ shape: String) throws {
         let directory = try TemporaryDirectory()
         let outside = directory.path("outside")
@@ -211,6 +220,12 @@ import Testing
         case "dot-dot": [(Array("../escape".utf8), file), (Array("ok.md".utf8), file)]
         case "mode 100664": [(Array("a.md".utf8), .file("a\n", mode: "100664")), (Array("l".utf8), link)]
         case "not UTF-8": [(Array("caf".utf8) + [0xE9] + Array(".md".utf8), file), (Array("l".utf8), link)]
+        case ".GIT", "git~1", ".g\u{200C}it": [(Array(shape.utf8), .folder([(Array("hooks".utf8), .folder([(Array("post-checkout".utf8), .file("#!/bin/sh\n", mode: "100755"))]))]))]
+        case "empty link": [(Array("a.md".utf8), file), (Array("l".utf8), .link(""))]
+        case "empty folder": [(Array("a.md".utf8), file), (Array("e".utf8), .folder([])), (Array("f".utf8), .folder([(Array("g".utf8), .folder([]))]))]
+        case "empty tree": []
+        case "neighbours":
+            [(Array("a!".utf8), file), (Array("a-b".utf8), file), (Array("a.b".utf8), file), (Array("a".utf8), .folder([(Array("x".utf8), file)])), (Array("a0".utf8), file)]
         default: [(Array("b".utf8), file), (Array("a".utf8), link)]
         }
         let tree = try write(.folder(top)).id
@@ -221,17 +236,23 @@ import Testing
         let clone = directory.path("clone")
         #expect(try Self.git(["clone", "-q", "--no-checkout", source.path, clone.path], in: directory.url).status == 0)
         let repository = try Repository(at: clone)
+        let theirs = directory.path("theirs")
         switch shape {
-        case "dot-dot":
+        case "dot-dot", ".GIT", "git~1", ".g\u{200C}it":
             expectCode(.notPermitted) { try repository.checkoutHeadIntoEmptyFolder() }
-        case "two spellings, no link":
-            // Two names that are one to Swift's strings and two to Linux: two folders, as git writes them.
+            #expect(!FileManager.default.fileExists(atPath: clone.appendingPathComponent(".git/hooks/post-checkout").path))
+        case "two spellings, no link", "empty folder", "empty tree", "neighbours":
+            // Written by Cohort as git writes them: two spellings of `é` are two folders on Linux, an
+            // empty tree makes no folder, and names around `a/` keep git's order.
+            #expect(try CheckoutPlan(repository, tree: repository.tree(ofCommit: repository.commit(named: "HEAD"))).forLibgit2 == nil)
             #expect(try repository.checkoutHeadIntoEmptyFolder() == .cohort)
-            let theirs = directory.path("theirs")
             #expect(try Self.git(["clone", "-q", source.path, theirs.path], in: directory.url).status == 0)
-            #expect(try Self.listing(clone) == Self.listing(theirs) && Self.listing(clone).count == 5)
+            #expect(try Self.listing(clone) == Self.listing(theirs))
+            #expect(try Self.git(["ls-files", "-s"], in: clone).stdout == Self.git(["ls-files", "-s"], in: theirs).stdout)
+            #expect(try Self.git(["status", "--porcelain"], in: clone).stdout.isEmpty)
         default:
-            // libgit2's checkout may write such a tree or refuse it; either way it is libgit2's.
+            // The plan leaves the tree to libgit2's checkout, which may write it or refuse it.
+            #expect(try CheckoutPlan(repository, tree: repository.tree(ofCommit: repository.commit(named: "HEAD"))).forLibgit2 != nil)
             #expect((try? repository.checkoutHeadIntoEmptyFolder()) != .cohort)
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path).isEmpty)
