@@ -48,6 +48,11 @@ extension Repository {
 
     /// The raw content of object `id`, whose size the caller has checked.
     func rawObject(_ id: ObjectID) throws -> Data {
+        try withObject(id) { _, bytes in Data(bytes) }
+    }
+
+    /// Runs `body` with the type and content of object `id` where libgit2 read it, not copied.
+    private func withObject<T>(_ id: ObjectID, _ body: (git_object_t, UnsafeRawBufferPointer) throws -> T) throws -> T {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, pointer), "cannot open the object database")
         defer { git_odb_free(odb) }
@@ -55,8 +60,7 @@ extension Repository {
         var oid = id.raw
         try check(git_odb_read(&object, odb, &oid), "cannot read object \(id.hex)")
         defer { git_odb_object_free(object) }
-        guard let data = git_odb_object_data(object) else { return Data() }
-        return Data(bytes: data, count: git_odb_object_size(object))
+        return try body(git_odb_object_type(object), UnsafeRawBufferPointer(start: git_odb_object_data(object), count: git_odb_object_size(object)))
     }
 
     /// The content of blob `id`, refused (before it is inflated) if larger than `maxBytes`.
@@ -79,17 +83,12 @@ extension Repository {
 
     /// Runs `body` with the content of blob `id` where libgit2 read it, not copied (for a checkout).
     func withBlobContent<T>(_ id: ObjectID, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
-        var odb: OpaquePointer?
-        try check(git_repository_odb(&odb, pointer), "cannot open the object database")
-        defer { git_odb_free(odb) }
-        var object: OpaquePointer?
-        var oid = id.raw
-        try check(git_odb_read(&object, odb, &oid), "cannot read blob \(id.hex)")
-        defer { git_odb_object_free(object) }
-        guard git_odb_object_type(object) == GIT_OBJECT_BLOB else {
-            throw CohortError(.malformed, "object \(id.hex) is not a file", hint: "the tree that names it is damaged; tell the collaboration's owner")
+        try withObject(id) { type, bytes in
+            guard type == GIT_OBJECT_BLOB else {
+                throw CohortError(.malformed, "object \(id.hex) is not a file", hint: "the tree that names it is damaged; tell the collaboration's owner")
+            }
+            return try body(bytes)
         }
-        return try body(UnsafeRawBufferPointer(start: git_odb_object_data(object), count: git_odb_object_size(object)))
     }
 
     /// The entry at `path` (slash-separated) inside tree `tree`, or nil.

@@ -104,45 +104,43 @@ extension Repository {
 extension Repository {
     /// An integer from the repository's git configuration (all levels), or nil when unset.
     public func configInteger(_ name: String) throws -> Int64? {
-        var config: OpaquePointer?
-        try check(git_repository_config_snapshot(&config, pointer), "cannot read the git configuration")
-        defer { git_config_free(config) }
         var value: Int64 = 0
-        let result = git_config_get_int64(&value, config, name)
-        if result == GIT_ENOTFOUND.rawValue { return nil }
-        guard result == 0 else {
-            throw CohortError(.malformed, "git config \(name) is not a whole number (\(gitMessage(result)))",
-                              hint: "set it to one, as in `git config \(name) 5000`, or remove it with `git config --unset \(name)`")
+        return try configValue(name, read: { git_config_get_int64(&value, $0, name) }, value: { value }) { result in
+            CohortError(.malformed, "git config \(name) is not a whole number (\(gitMessage(result)))",
+                        hint: "set it to one, as in `git config \(name) 5000`, or remove it with `git config --unset \(name)`")
         }
-        return value
     }
 
     /// A string from the repository's git configuration (all levels), or nil when unset.
     public func configString(_ name: String) throws -> String? {
-        var config: OpaquePointer?
-        try check(git_repository_config_snapshot(&config, pointer), "cannot read the git configuration")
-        defer { git_config_free(config) }
         var value: UnsafePointer<CChar>?
-        let result = git_config_get_string(&value, config, name)
-        if result == GIT_ENOTFOUND.rawValue { return nil }
-        try check(result, "cannot read git config \(name)")
-        return value.map { String(cString: $0) }
+        // The string lives as long as the snapshot: it is copied before the snapshot is freed.
+        return try configValue(name, read: { git_config_get_string(&value, $0, name) }, value: { value.map { String(cString: $0) } }) { result in
+            gitFailure(result, "cannot read git config \(name)")
+        } ?? nil
     }
 
     /// A boolean from the repository's git configuration (all levels, read as git reads `true`, `no`,
     /// `1` …), or nil when unset.
     public func configBool(_ name: String) throws -> Bool? {
+        var value: Int32 = 0
+        return try configValue(name, read: { git_config_get_bool(&value, $0, name) }, value: { value != 0 }) { result in
+            CohortError(.malformed, "git config \(name) is not true or false (\(gitMessage(result)))",
+                        hint: "set it to true or false, as in `git config \(name) true`")
+        }
+    }
+
+    /// Reads `name` from a snapshot of the configuration with `read`, then takes `value` while the
+    /// snapshot lives; nil when unset, `failure` for any other result.
+    private func configValue<T>(_ name: String, read: (OpaquePointer?) -> Int32, value: () -> T,
+                                failure: (Int32) -> any Error) throws -> T? {
         var config: OpaquePointer?
         try check(git_repository_config_snapshot(&config, pointer), "cannot read the git configuration")
         defer { git_config_free(config) }
-        var value: Int32 = 0
-        let result = git_config_get_bool(&value, config, name)
+        let result = read(config)
         if result == GIT_ENOTFOUND.rawValue { return nil }
-        guard result == 0 else {
-            throw CohortError(.malformed, "git config \(name) is not true or false (\(gitMessage(result)))",
-                              hint: "set it to true or false, as in `git config \(name) true`")
-        }
-        return value != 0
+        guard result == 0 else { throw failure(result) }
+        return value()
     }
 
     /// Sets `name` to `value` in the repository's own configuration file (`<git dir>/config`).
