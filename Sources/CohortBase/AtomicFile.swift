@@ -121,17 +121,23 @@ extension AtomicFile {
     /// Writes all of `data` to the open descriptor `fd`, as many `write` calls as the kernel needs,
     /// retrying on EINTR. Returns 0, or the `errno` of the call that failed (`errno` is left set too).
     public static func writeAll(_ data: Data, to fd: Int32) -> Int32 {
-        data.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return 0 }
-            var offset = 0
-            while offset < raw.count {
-                let written = systemWrite(fd, base + offset, raw.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return written == 0 ? EIO : errno }
-                offset += written
-            }
-            return 0
+        data.withUnsafeBytes { writeAll($0, to: fd) }
+    }
+
+    /// The most one `write` is given (macOS refuses more than 2 GiB at once).
+    private static let writeLimit = 1 << 30
+
+    /// As `writeAll(_:to:)`, for bytes where they lie.
+    public static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> Int32 {
+        guard let base = bytes.baseAddress else { return 0 }
+        var offset = 0
+        while offset < bytes.count {
+            let written = systemWrite(fd, base + offset, min(bytes.count - offset, writeLimit))
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return written == 0 ? EIO : errno }
+            offset += written
         }
+        return 0
     }
 
     /// Appends `data` (whole lines) to `url`, creating it with `mode`, and fsyncs before returning: a

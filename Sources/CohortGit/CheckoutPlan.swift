@@ -20,21 +20,23 @@ struct CheckoutPlan {
 
     struct File {
         let folder: Int
-        let name: [UInt8]
         /// Slash-separated, from the top of the working folder, as the index names it.
         let path: [UInt8]
         let id: ObjectID
         let mode: UInt32
+
+        /// The last part of the path.
+        var name: ArraySlice<UInt8> {
+            path[(path.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0)...]
+        }
     }
 
     /// Parents before their folders, depth first (folder 0 is the top).
     private(set) var folders = [Folder(parent: -1, name: [], depth: 0, holdsFiles: true)]
     /// In the order of a walk of the tree, which is the index's order.
     private(set) var files: [File] = []
-    private(set) var hasLinks = false
     /// Why libgit2's checkout must write the tree instead, if it must.
     private(set) var forLibgit2: String?
-    static let maxDepth = 64
     /// The longest link target written (Linux's PATH_MAX, with its NUL).
     static let maxLinkTarget = 4095
 
@@ -49,6 +51,8 @@ struct CheckoutPlan {
             }
         }
     }
+
+    var hasLinks: Bool { files.contains { $0.mode == 0o120000 } }
 
     /// The names of `folder` and the folders above it, top first (the top itself left out).
     func chain(of folder: Int) -> [[UInt8]] {
@@ -89,8 +93,8 @@ struct CheckoutPlan {
 
     private mutating func visit(_ repository: Repository, tree: ObjectID, folder: Int, prefix: [UInt8]) throws {
         let depth = folders[folder].depth + 1
-        guard depth <= Self.maxDepth else {
-            throw CohortError(.tooLarge, "folders are nested deeper than \(Self.maxDepth) levels at \(Self.shown(prefix))",
+        guard depth <= GitPath.maxDepth else {
+            throw CohortError(.tooLarge, "folders are nested deeper than \(GitPath.maxDepth) levels at \(Self.shown(prefix))",
                               hint: "nothing was checked out; tell the collaboration's owner")
         }
         enum Item {
@@ -127,7 +131,7 @@ struct CheckoutPlan {
                 case 0o040000:
                     items.append(.folder(ObjectID(oid), name: name))
                 case 0o100644, 0o100755, 0o120000:
-                    items.append(.file(File(folder: folder, name: name, path: prefix + name, id: ObjectID(oid), mode: mode)))
+                    items.append(.file(File(folder: folder, path: prefix + name, id: ObjectID(oid), mode: mode)))
                 default:
                     leaveToLibgit2("a submodule")
                 }
@@ -142,7 +146,6 @@ struct CheckoutPlan {
                 try visit(repository, tree: id, folder: folders.count - 1, prefix: prefix + name + [UInt8(ascii: "/")])
             case .file(let file):
                 if file.mode == 0o120000 {
-                    hasLinks = true
                     let target = try repository.withBlobContent(file.id) { Array($0.prefix(Self.maxLinkTarget + 1)) }
                     if target.isEmpty || target.contains(0) || target.count > Self.maxLinkTarget { leaveToLibgit2("a link git writes otherwise") }
                 }

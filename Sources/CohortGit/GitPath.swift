@@ -9,6 +9,9 @@ public enum GitPath {
     /// Longest name accepted for one component, in bytes (Linux and macOS allow 255).
     public static let maxComponentBytes = 255
 
+    /// Deepest nesting of folders accepted, at the gate and by every walk of a tree's files.
+    public static let maxDepth = 64
+
     /// Throws `E_NOT_PERMITTED` naming `path` when the component `name` (the last part of `path`),
     /// with git file mode `mode`, is one git would refuse.
     public static func check(component name: String, mode: UInt32, path: String) throws {
@@ -183,7 +186,7 @@ extension Repository {
     /// whose every path another rule already pins down.
     /// `prefix` is the path of the trees (with a final `/`) for the errors.
     /// With `memo`, trees stay parsed between calls (one memo per thread).
-    public func checkNewPaths(from old: ObjectID?, to new: ObjectID, prefix: String = "", skipping: String? = nil, maxDepth: Int = 64,
+    public func checkNewPaths(from old: ObjectID?, to new: ObjectID, prefix: String = "", skipping: String? = nil, maxDepth: Int = GitPath.maxDepth,
                               memo: TreeMemo? = nil) throws {
         try checkNewPaths(from: old, to: new, prefix: prefix, depth: prefix.split(separator: "/").count + 1, maxDepth: maxDepth,
                           skipping: skipping, memo: memo)

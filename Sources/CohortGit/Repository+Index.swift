@@ -89,16 +89,8 @@ extension Repository {
                 try check(git_odb_hash(&oid, bytes.baseAddress, bytes.count, GIT_OBJECT_BLOB), "cannot hash \(path)")
             }
             var entry = git_index_entry()
-            entry.ctime = git_index_time(seconds: Int32(truncatingIfNeeded: status.st_ctim.tv_sec),
-                                         nanoseconds: UInt32(truncatingIfNeeded: status.st_ctim.tv_nsec))
-            entry.mtime = git_index_time(seconds: Int32(truncatingIfNeeded: status.st_mtim.tv_sec),
-                                         nanoseconds: UInt32(truncatingIfNeeded: status.st_mtim.tv_nsec))
-            entry.dev = UInt32(truncatingIfNeeded: status.st_dev)
-            entry.ino = UInt32(truncatingIfNeeded: status.st_ino)
+            entry.stamp(with: status)
             entry.mode = 0o100644
-            entry.uid = status.st_uid
-            entry.gid = status.st_gid
-            entry.file_size = UInt32(truncatingIfNeeded: status.st_size)
             entry.id = oid
             let added = path.withCString { raw in
                 entry.path = raw
@@ -176,7 +168,9 @@ extension Repository {
 
     /// Every file, link and submodule entry of `tree` with its full path, in tree order.
     public func blobEntries(ofTree tree: ObjectID, prefix: String = "", depth: Int = 1) throws -> [IndexEntry] {
-        guard depth <= 64 else { throw CohortError(.malformed, "tree \(tree.hex) is nested deeper than 64 folders") }
+        guard depth <= GitPath.maxDepth else {
+            throw CohortError(.malformed, "tree \(tree.hex) is nested deeper than \(GitPath.maxDepth) folders")
+        }
         var found: [IndexEntry] = []
         for entry in try entries(ofTree: tree) {
             let path = prefix + entry.name
@@ -199,5 +193,19 @@ extension Repository {
         if result < 0 { git_index_free(index) }
         try check(result, "cannot read the index")
         return index
+    }
+}
+
+extension git_index_entry {
+    /// Takes the stat data git compares before reading a file (times, device, inode, owner, size)
+    /// from `info`, cut to the index's 32 bits as git and libgit2 cut them.
+    mutating func stamp(with info: stat) {
+        ctime = git_index_time(seconds: Int32(truncatingIfNeeded: info.st_ctim.tv_sec), nanoseconds: UInt32(truncatingIfNeeded: info.st_ctim.tv_nsec))
+        mtime = git_index_time(seconds: Int32(truncatingIfNeeded: info.st_mtim.tv_sec), nanoseconds: UInt32(truncatingIfNeeded: info.st_mtim.tv_nsec))
+        dev = UInt32(truncatingIfNeeded: info.st_dev)
+        ino = UInt32(truncatingIfNeeded: info.st_ino)
+        uid = info.st_uid
+        gid = info.st_gid
+        file_size = UInt32(truncatingIfNeeded: info.st_size)
     }
 }

@@ -72,13 +72,7 @@ extension Repository {
         guard header.size <= maxBytes else {
             throw CohortError(.tooLarge, "blob \(id.hex) is \(header.size) bytes, more than the \(maxBytes) allowed")
         }
-        var blob: OpaquePointer?
-        var oid = id.raw
-        try check(git_blob_lookup(&blob, pointer, &oid), "cannot read blob \(id.hex)")
-        defer { git_blob_free(blob) }
-        let size = Int(git_blob_rawsize(blob))
-        guard size > 0, let content = git_blob_rawcontent(blob) else { return Data() }
-        return Data(bytes: content, count: size)
+        return try withBlobContent(id) { Data($0) }
     }
 
     /// Runs `body` with the content of blob `id` where libgit2 read it, not copied (for a checkout).

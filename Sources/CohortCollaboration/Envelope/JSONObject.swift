@@ -22,8 +22,8 @@ struct JSONObject: Equatable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// Adds a member; false (and nothing added) when `key` is already there.
     mutating func add(_ key: String, _ value: JSONValue) -> Bool {
-        if keys == nil, members.count >= Self.listedKeys { keys = Set(members.map(\.key)) }
-        if keys != nil {
+        if members.count >= Self.listedKeys {
+            if keys == nil { keys = Set(members.map(\.key)) }
             guard keys?.insert(key).inserted == true else { return false }
         } else if members.contains(where: { $0.key == key }) {
             return false

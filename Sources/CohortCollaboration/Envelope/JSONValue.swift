@@ -225,28 +225,27 @@ private struct JSONBytesReader {
         let start = position
         // The common case: no escapes; the bytes are taken as they are once checked as UTF-8 (at
         // once when all are ASCII, as keys, ids, base64 and hex are).
-        var seen: UInt8 = 0
+        // Every byte is or-ed in here: a high bit left says the string is not all ASCII.
+        var seen: UInt64 = 0
         // Eight bytes at a time while none is a quote, a backslash or a control character (each test
         // is exact about whether a word holds such a byte, not which), then byte by byte.
-        var wide: UInt64 = 0
         while bytes.count - position >= 8 {
             let word = bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)
             let quote = word ^ 0x2222_2222_2222_2222, backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
             let found = ((quote &- Self.ones) & ~quote) | ((backslash &- Self.ones) & ~backslash) | ((word &- Self.ones &* 0x20) & ~word)
             guard found & Self.highBits == 0 else { break }
-            wide |= word
+            seen |= word
             position += 8
         }
-        if wide & Self.highBits != 0 { seen = 0x80 }
         while position < bytes.count, bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\") {
             guard bytes[position] >= 0x20 else { throw JSONFailure("a control character inside a string") }
-            seen |= bytes[position]
+            seen |= UInt64(bytes[position])
             position += 1
         }
         guard position < bytes.count else { throw JSONFailure("not JSON") }
         if bytes[position] == UInt8(ascii: "\"") {
             let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<position])
-            let text = seen < 0x80 ? String(decoding: raw, as: UTF8.self) : try Self.utf8(raw)
+            let text = seen & Self.highBits == 0 ? String(decoding: raw, as: UTF8.self) : try Self.utf8(raw)
             position += 1
             return text
         }
