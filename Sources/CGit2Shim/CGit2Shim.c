@@ -144,3 +144,55 @@ size_t cohort_tree_differences(const git_tree *old, const git_tree *new, cohort_
     }
     return found;
 }
+
+/* git's order of two tree entries' names: bytewise, a folder's name as if it ended in '/'. */
+static int entry_order(const char *a, size_t a_length, int a_tree, const char *b, size_t b_length, int b_tree) {
+    size_t length = a_length < b_length ? a_length : b_length;
+    int order = memcmp(a, b, length);
+    if (order != 0) return order;
+    unsigned char a_next = length < a_length ? (unsigned char)a[length] : (a_tree ? '/' : 0);
+    unsigned char b_next = length < b_length ? (unsigned char)b[length] : (b_tree ? '/' : 0);
+    return (int)a_next - (int)b_next;
+}
+
+static int is_tree(const git_tree_entry *entry) {
+    return git_tree_entry_type(entry) == GIT_OBJECT_TREE;
+}
+
+/* Whether one of the first `count` entries of `tree`, strictly in order, is a file named `name`. */
+static int names_file(const git_tree *tree, size_t count, const char *name, size_t length) {
+    size_t low = 0, high = count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        const git_tree_entry *entry = git_tree_entry_byindex(tree, middle);
+        const char *other = git_tree_entry_name(entry);
+        int order = entry_order(other, strlen(other), is_tree(entry), name, length, 0);
+        if (order == 0) return 1;
+        if (order < 0) low = middle + 1; else high = middle;
+    }
+    return 0;
+}
+
+int64_t cohort_tree_misordered_entry(const git_tree *tree) {
+    size_t count = git_tree_entrycount(tree);
+    if (count == 0) return -1;
+    const git_tree_entry *first = git_tree_entry_byindex(tree, 0);
+    const char *before_name = git_tree_entry_name(first);
+    size_t before_length = strlen(before_name);
+    int before_tree = is_tree(first);
+    for (size_t index = 1; index < count; index++) {
+        const git_tree_entry *after = git_tree_entry_byindex(tree, index);
+        const char *after_name = git_tree_entry_name(after);
+        size_t after_length = strlen(after_name);
+        int after_tree = is_tree(after);
+        if (entry_order(before_name, before_length, before_tree, after_name, after_length, after_tree) >= 0) return (int64_t)index;
+        /* In that order a name comes twice only as a file before a folder, and every entry between
+           them starts with the name: the earlier entries are searched only when the last one does. */
+        if (after_tree && before_length >= after_length && memcmp(before_name, after_name, after_length) == 0 &&
+            names_file(tree, index, after_name, after_length)) return (int64_t)index;
+        before_name = after_name;
+        before_length = after_length;
+        before_tree = after_tree;
+    }
+    return -1;
+}

@@ -201,7 +201,7 @@ extension Repository {
         var subtrees: [(ObjectID?, ObjectID, String)] = []
         try withTree(old, memo: memo) { oldTree in
             try withTree(new, memo: memo) { newTree in
-                for pair in Self.differences(oldTree, newTree) where pair.new_index >= 0 {
+                for pair in try Self.differences(oldTree, newTree, prefix: prefix) where pair.new_index >= 0 {
                     guard let after = git_tree_entry_byindex(newTree, Int(pair.new_index)) else { break }
                     var previous: ObjectID?
                     if pair.old_index >= 0, let before = git_tree_entry_byindex(oldTree, Int(pair.old_index)),

@@ -74,7 +74,7 @@ extension Repository {
     /// (`E_TOO_LARGE`) trees nested deeper than `maxDepth`, and stops at the change past `maxChanges`
     /// (within one tree too). `found`, when given, sees each change as the walk finds it, in the
     /// order of the list returned (the walk stops at what it throws).
-    public func treeChanges(from old: ObjectID?, to new: ObjectID?, maxDepth: Int = 64, maxChanges: Int = 1_000_000,
+    public func treeChanges(from old: ObjectID?, to new: ObjectID?, maxDepth: Int = GitPath.maxDepth, maxChanges: Int = 1_000_000,
                             memo: TreeMemo? = nil, found: ((Change) throws -> Void)? = nil) throws -> [Change] {
         var changes: [Change] = []
         var walk = TreeWalk(maxDepth: maxDepth, maxChanges: maxChanges, memo: memo, found: found)
@@ -105,7 +105,7 @@ extension Repository {
         try withTree(old, memo: walk.memo) { oldTree in
             try withTree(new, memo: walk.memo) { newTree in
                 // Swift strings only for what changed.
-                for pair in Self.differences(oldTree, newTree) {
+                for pair in try Self.differences(oldTree, newTree, prefix: prefix) {
                     let before = pair.old_index >= 0 ? git_tree_entry_byindex(oldTree, Int(pair.old_index)) : nil
                     let after = pair.new_index >= 0 ? git_tree_entry_byindex(newTree, Int(pair.new_index)) : nil
                     if let before, let after {
@@ -131,12 +131,25 @@ extension Repository {
     /// Where trees `old` and `new` (either may be absent) differ, in git's order: both walked side by
     /// side in C (`cohort_tree_differences`), which skips the entries they share without a call back
     /// into Swift for each. Each pair holds the entry's index in each tree, or -1 where it has none.
-    static func differences(_ old: OpaquePointer?, _ new: OpaquePointer?) -> [cohort_tree_pair] {
+    /// Refuses (`E_NOT_PERMITTED`) a new tree that names an entry twice or out of git's order, as
+    /// git's fsck does: the walk side by side relies on that order, and checkouts write such a tree
+    /// differently or not at all. `prefix` is the tree's path, for the error.
+    static func differences(_ old: OpaquePointer?, _ new: OpaquePointer?, prefix: String) throws -> [cohort_tree_pair] {
         let capacity = (old.map { git_tree_entrycount($0) } ?? 0) + (new.map { git_tree_entrycount($0) } ?? 0)
         guard capacity > 0 else { return [] }
-        return [cohort_tree_pair](unsafeUninitializedCapacity: capacity) { buffer, count in
+        let pairs = [cohort_tree_pair](unsafeUninitializedCapacity: capacity) { buffer, count in
             count = min(cohort_tree_differences(old, new, buffer.baseAddress, capacity), capacity)
         }
+        // The old tree was checked when it came in. A new tree whose every entry the walk paired with
+        // an old one of the same name and kind lists them in the old tree's order, once each: only a
+        // tree with an entry of its own is looked through.
+        if let new, pairs.contains(where: { $0.old_index < 0 }), case let index = cohort_tree_misordered_entry(new), index >= 0,
+           let entry = git_tree_entry_byindex(new, Int(index)) {
+            let name = String(cString: git_tree_entry_name(entry))
+            throw CohortError(.notPermitted, "the folder '\(prefix.isEmpty ? "/" : GitPath.shown(prefix))' names '\(GitPath.shown(name))' twice or out of git's order",
+                              hint: "git's fsck refuses such a folder: commit it again with git or cohort, which write folders in order")
+        }
+        return pairs
     }
 
     /// A whole entry added or deleted: a blob, or every blob below a tree.

@@ -595,6 +595,39 @@ import Testing
         try expectSyncRefuses(server, bo, attack: id, code: .notPermitted)
     }
 
+    /// Bo, with his real key, commits a folder naming `é` twice (a link to a folder outside, then a
+    /// folder holding `authorized_keys`) beside the other spelling of `é` (`e` and a combining accent):
+    /// each name passes git's path rules, but git's fsck refuses a tree naming one entry twice, and a
+    /// checkout that compares names as strings could be led through the link. Every verifier refuses
+    /// it alike (a fresh clone leaves nothing), Ann's sync of it forced past the hook keeps every byte
+    /// of her edit, and nothing is written outside.
+    @Test(arguments: ["twice", "out of order"])
+    func aFolderNamingAnEntryTwiceOrOutOfOrderIsRefused(_ shape: String) throws {
+        let (server, bo, good) = try cloned(by: \.bo)
+        let scenario = server.scenario
+        let outside = scenario.temp.path("outside")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        let repository = bo.repository
+        let file = try repository.writeBlob(Data("written?\n".utf8))
+        let link = try repository.writeBlob(Data(outside.path.utf8))
+        var docs: ObjectID
+        if shape == "twice" {
+            let decomposed = try Attacks.tree([(0o100644, "f", file)], in: bo)
+            let keys = try Attacks.tree([(0o100644, "authorized_keys", file)], in: bo)
+            docs = try Attacks.tree([(0o040000, "e\u{301}", decomposed), (0o120000, "\u{e9}", link), (0o040000, "\u{e9}", keys)], in: bo)
+        } else {
+            // `b` before `a`: written by hand, as no git command writes a tree.
+            docs = try Attacks.writeObject(Data("100644 b".utf8) + Data([0]) + Data(hex: file.hex)! + Data("120000 a".utf8) + Data([0])
+                                           + Data(hex: link.hex)!, type: "tree", in: bo)
+        }
+        let top = try repository.entries(ofTree: repository.tree(ofCommit: good)).map { ($0.mode, $0.name, $0.id) }
+        let tree = try Attacks.tree(top + [(0o040000, "docs", docs)], in: bo)
+        let id = try commitTree(bo, tree: tree, parents: [good], signer: signer(scenario.bo.home, in: bo), message: "docs")
+        try expectOneVerdict(server, bo, home: scenario.bo.home, attack: id, good: good, code: .notPermitted, at: id)
+        try expectSyncRefuses(server, bo, attack: id, code: .notPermitted)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path).isEmpty)
+    }
+
     // 8. Smaller rules.
 
     @Test func ownersMembershipCommittedBySomeoneElseIsRefused() throws {

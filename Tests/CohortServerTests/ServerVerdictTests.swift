@@ -121,6 +121,27 @@ struct ServerVerdictTests {
         expectViolation(.notPermitted, in: bo, at: attack)
     }
 
+    @Test("a folder naming one entry twice (a link, then a folder of the same name) is refused over HTTP at that commit, and cohort verify agrees")
+    func aFolderNamingAnEntryTwiceRefusedByTheServer() throws {
+        let hosted = try Hosted()
+        let scenario = hosted.scenario
+        let folder = hosted.temp.path("bo")
+        #expect(try hosted.cohort(["clone", hosted.link, folder.path], as: scenario.bo.home).status == 0)
+        let bo = try Workspace(containing: folder, home: scenario.bo.home)
+        let tip = try bo.head().commit
+        let repository = bo.repository
+        let keys = try Attacks.tree([(0o100644, "authorized_keys", repository.writeBlob(Data("written?\n".utf8)))], in: bo)
+        let docs = try Attacks.tree([(0o120000, "s", repository.writeBlob(Data("/tmp".utf8))), (0o040000, "s", keys)], in: bo)
+        let top = try repository.entries(ofTree: repository.tree(ofCommit: tip)).map { ($0.mode, $0.name, $0.id) }
+        let attack = try commitTree(bo, tree: Attacks.tree(top + [(0o040000, "docs", docs)], in: bo), parents: [tip],
+                                    signer: signer(scenario.bo.home, in: bo), message: "docs")
+        let pushed = try hosted.git(["push", "origin", "main"], as: scenario.bo.home, in: folder)
+        #expect(pushed.status != 0)
+        #expect(pushed.stderr.contains("rejected \(attack.hex) (refs/heads/main): E_NOT_PERMITTED"), "\(pushed.stderr)")
+        #expect(try hosted.serverTip() == tip.hex)
+        expectViolation(.notPermitted, in: bo, at: attack)
+    }
+
     @Test("a sync-sized commit with one oversized notice is refused over HTTP at that commit, and cohort verify agrees")
     func oversizedNoticeInASyncSizedCommitRefusedByTheServer() throws {
         let hosted = try Hosted()

@@ -77,4 +77,10 @@ typedef struct {
 /// counts is always enough).
 size_t cohort_tree_differences(const git_tree *old, const git_tree *new, cohort_tree_pair *pairs, size_t capacity);
 
+/// The index of the first entry of `tree` that does not come strictly after the one before it in
+/// git's order (names compared bytewise, a folder's as if it ended in '/'), or that names a file
+/// before it again as a folder; -1 when every entry is in order and named once. git's fsck refuses
+/// such trees (`treeNotSorted`, `duplicateEntries`), and libgit2 reads them without complaint.
+int64_t cohort_tree_misordered_entry(const git_tree *tree);
+
 #endif
