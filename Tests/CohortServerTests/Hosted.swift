@@ -84,14 +84,19 @@ final class Hosted: @unchecked Sendable {
     /// `files` gives from his signer and Cy's.
     func boForging(_ files: (CollaborationSigner, CollaborationSigner) throws -> [String: Data]) throws
         -> (folder: URL, bo: Workspace, tip: ObjectID, attack: ObjectID) {
-        let folder = temp.path("bo")
-        #expect(try cohort(["clone", link, folder.path], as: scenario.bo.home).status == 0)
-        let bo = try Workspace(containing: folder, home: scenario.bo.home)
-        let tip = try bo.head().commit
+        let (folder, bo, tip) = try boCloned()
         let me = try signer(scenario.bo.home, in: bo)
         let cy = try signer(scenario.cy.home, in: bo)
         let attack = try forge(bo, signer: me, files: files(me, cy))
         return (folder, bo, tip, attack)
+    }
+
+    /// Bo's clone through the server (`cohort clone` of the link) and its head.
+    func boCloned() throws -> (folder: URL, bo: Workspace, tip: ObjectID) {
+        let folder = temp.path("bo")
+        #expect(try cohort(["clone", link, folder.path], as: scenario.bo.home).status == 0)
+        let bo = try Workspace(containing: folder, home: scenario.bo.home)
+        return (folder, bo, try bo.head().commit)
     }
 
     /// Runs the `cohort` binary as the person whose device is `home`.

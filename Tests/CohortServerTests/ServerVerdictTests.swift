@@ -125,10 +125,7 @@ struct ServerVerdictTests {
     func aFolderNamingAnEntryTwiceRefusedByTheServer() throws {
         let hosted = try Hosted()
         let scenario = hosted.scenario
-        let folder = hosted.temp.path("bo")
-        #expect(try hosted.cohort(["clone", hosted.link, folder.path], as: scenario.bo.home).status == 0)
-        let bo = try Workspace(containing: folder, home: scenario.bo.home)
-        let tip = try bo.head().commit
+        let (folder, bo, tip) = try hosted.boCloned()
         let repository = bo.repository
         let keys = try Attacks.tree([(0o100644, "authorized_keys", repository.writeBlob(Data("written?\n".utf8)))], in: bo)
         let docs = try Attacks.tree([(0o120000, "s", repository.writeBlob(Data("/tmp".utf8))), (0o040000, "s", keys)], in: bo)
@@ -189,10 +186,7 @@ struct ServerVerdictTests {
     func transplantedSignatureRefusedByTheServer() throws {
         let hosted = try Hosted()
         let scenario = hosted.scenario
-        let folder = hosted.temp.path("bo")
-        #expect(try hosted.cohort(["clone", hosted.link, folder.path], as: scenario.bo.home).status == 0)
-        let bo = try Workspace(containing: folder, home: scenario.bo.home)
-        let before = try bo.head().commit
+        let (folder, bo, before) = try hosted.boCloned()
         let attack = try Attacks.transplantedSignatureAfterManyValid(bo, signer: signer(scenario.bo.home, in: bo), in: scenario.identifier)
         let pushed = try hosted.git(["push", "origin", "main"], as: scenario.bo.home, in: folder)
         #expect(pushed.status != 0)
