@@ -95,7 +95,8 @@ let package = Package(
         // The one verification core: the hook, the server and every client use it.
         .target(
             name: "CohortVerification",
-            dependencies: ["CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit"]
+            dependencies: ["CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit",
+                           .product(name: "Crypto", package: "swift-crypto")]
         ),
 
         // Workspaces: start, participants, commit, comment, verify, export.

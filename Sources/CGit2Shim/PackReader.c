@@ -12,6 +12,7 @@
 #include <zlib.h>
 #include <git2/sys/odb_backend.h>
 #include "CGit2Shim.h"
+#include "PackDelta.h"
 
 // A reader of one folder's packs for one repository handle. libgit2 reads packs through one state per
 // pack path for the whole process, behind a lock every thread takes several times per object; this
@@ -257,65 +258,6 @@ static int inflate_exactly(pack_reader *reader, const pack_entry_header *header,
     return status == Z_STREAM_END && reader->zlib.total_out == size ? 0 : -1;
 }
 
-static int delta_size(const unsigned char **at, const unsigned char *end, uint64_t *size) {
-    uint64_t value = 0;
-    int shift = 0;
-    unsigned char byte;
-    do {
-        if (*at >= end || shift > 63) return -1;
-        byte = *(*at)++;
-        value |= (uint64_t)(byte & 0x7f) << shift;
-        shift += 7;
-    } while (byte & 0x80);
-    *size = value;
-    return 0;
-}
-
-// Applies `delta` to `base` into `out` of exactly `size` bytes, with the checks libgit2's
-// git_delta_apply makes: the base's size, each copy inside the base and the result, each insertion
-// inside the delta and the result, no zero command, and nothing left over.
-static int apply_delta(const unsigned char *base, size_t base_size, const unsigned char *delta, size_t delta_size_bytes,
-                       unsigned char *out, size_t size) {
-    const unsigned char *at = delta, *end = delta + delta_size_bytes;
-    uint64_t source, target;
-    if (delta_size(&at, end, &source) != 0 || source != base_size) return -1;
-    if (delta_size(&at, end, &target) != 0 || target != size) return -1;
-    size_t left = size;
-    unsigned char *write = out;
-    while (at < end) {
-        unsigned char command = *at++;
-        if (command & 0x80) {
-            uint64_t offset = 0, length = 0;
-            for (int i = 0; i < 4; i++) {
-                if (command & (1 << i)) {
-                    if (at >= end) return -1;
-                    offset |= (uint64_t)*at++ << (8 * i);
-                }
-            }
-            for (int i = 0; i < 3; i++) {
-                if (command & (0x10 << i)) {
-                    if (at >= end) return -1;
-                    length |= (uint64_t)*at++ << (8 * i);
-                }
-            }
-            if (length == 0) length = 0x10000;
-            if (offset > base_size || length > base_size - offset || length > left) return -1;
-            memcpy(write, base + offset, length);
-            write += length;
-            left -= length;
-        } else if (command) {
-            if (command > (size_t)(end - at) || command > left) return -1;
-            memcpy(write, at, command);
-            at += command;
-            write += command;
-            left -= command;
-        } else {
-            return -1;
-        }
-    }
-    return left == 0 ? 0 : -1;
-}
-
 // The size a delta entry's result declares: the second number at the start of its inflated data.
 static int delta_result_size(pack_reader *reader, const pack_entry_header *header, uint64_t *size) {
     unsigned char start[32];
@@ -327,7 +269,7 @@ static int delta_result_size(pack_reader *reader, const pack_entry_header *heade
     if (status != Z_OK && status != Z_STREAM_END && status != Z_BUF_ERROR) return -1;
     const unsigned char *at = start, *end = start + reader->zlib.total_out;
     uint64_t source;
-    return delta_size(&at, end, &source) == 0 && delta_size(&at, end, size) == 0 ? 0 : -1;
+    return cohort_delta_size(&at, end, &source) == 0 && cohort_delta_size(&at, end, size) == 0 ? 0 : -1;
 }
 
 static size_t cached_in_all_readers;   // atomic
@@ -472,7 +414,7 @@ static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset,
         }
         at = instructions;
         uint64_t source;
-        if (delta_size(&at, instructions + delta->size, &source) != 0 || delta_size(&at, instructions + delta->size, &size) != 0 ||
+        if (cohort_delta_size(&at, instructions + delta->size, &source) != 0 || cohort_delta_size(&at, instructions + delta->size, &size) != 0 ||
             size > OBJECT_LIMIT || (spent += size) > budget) {
             free(instructions);
             goto done;
@@ -482,7 +424,7 @@ static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset,
             free(instructions);
             goto done;
         }
-        int applied = apply_delta(base, base_size, instructions, (size_t)delta->size, target, (size_t)size);
+        int applied = cohort_apply_delta(base, base_size, instructions, (size_t)delta->size, target, (size_t)size);
         free(instructions);
         if (applied != 0) {
             if (depth == 0) git_odb_backend_data_free(&reader->parent, target); else free(target);

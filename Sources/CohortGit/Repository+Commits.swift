@@ -13,6 +13,13 @@ public struct Commit: Sendable {
 }
 
 extension Commit {
+    /// The commit whose object bytes are `raw`, read as `parse` reads them, and its signature.
+    package init(raw: Data, id: ObjectID) throws {
+        let (tree, parents, message) = try Commit.parse(raw, id: id)
+        // libgit2's own extraction also looks in the message body, which `git verify-commit` never does.
+        self.init(id: id, tree: tree, parents: parents, message: message, signature: try CommitSignature.split(raw))
+    }
+
     /// The tree, parents and message of a commit object's bytes, read as libgit2 reads them: a `tree`
     /// line first, then any `parent` lines, then `author` and `committer` (each `NAME <EMAIL> TIME
     /// ZONE`, by libgit2's own signature parser); the message starts after the first empty line and,
@@ -115,10 +122,7 @@ extension Repository {
         guard header.size <= Self.maxCommitBytes else {
             throw CohortError(.tooLarge, "commit \(id.hex) is \(header.size) bytes, more than the \(Self.maxCommitBytes) allowed")
         }
-        let raw = try rawObject(id)
-        let (tree, parents, message) = try Commit.parse(raw, id: id)
-        // libgit2's own extraction also looks in the message body, which `git verify-commit` never does.
-        return Commit(id: id, tree: tree, parents: parents, message: message, signature: try CommitSignature.split(raw))
+        return try Commit(raw: rawObject(id), id: id)
     }
 
     /// Creates a commit of `tree` with `parents`, signed by `sign` (which receives the exact bytes of

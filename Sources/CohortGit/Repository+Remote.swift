@@ -1,4 +1,5 @@
 import CGit2
+import CGit2Shim
 import CohortBase
 import Foundation
 
@@ -171,17 +172,29 @@ public struct PushResult: Sendable {
 
 extension Repository {
     /// Clones `url` into `directory` (which must not exist or be empty), checking out the remote's
-    /// default branch.
+    /// default branch. With `tee`, the pack the clone fetches is also copied there as it arrives.
     public static func clone(from url: String, into directory: URL, checkout: Bool = true,
-                             callbacks: RemoteCallbacks = RemoteCallbacks()) throws -> Repository {
+                             callbacks: RemoteCallbacks = RemoteCallbacks(), tee: PackTee? = nil) throws -> Repository {
         try GitRuntime.startNetwork()
         var options = git_clone_options()
         try check(git_clone_options_init(&options, UInt32(GIT_CLONE_OPTIONS_VERSION)), "clone options")
         if !checkout { options.checkout_opts.checkout_strategy = GIT_CHECKOUT_NONE.rawValue }
         let payload = TransferPayload(callbacks)
         payload.install(into: &options.fetch_opts.callbacks)
+        if let tee {
+            // The repository libgit2 would make (git_repository_init), with the copy attached before
+            // the fetch; a copy that cannot be attached only leaves the clone as fast as before.
+            options.repository_cb = { out, path, bare, payload in
+                let result = git_repository_init(out, path, UInt32(bare))
+                if result == 0, let repository = out?.pointee, let payload {
+                    _ = cohort_git_tee_fetched_pack(repository, OpaquePointer(payload))
+                }
+                return result
+            }
+            options.repository_cb_payload = UnsafeMutableRawPointer(tee.pointer)
+        }
         var repository: OpaquePointer?
-        let result = withExtendedLifetime(payload) { git_clone(&repository, url, directory.path, &options) }
+        let result = withExtendedLifetime((payload, tee)) { git_clone(&repository, url, directory.path, &options) }
         guard result >= 0, let repository else { throw payload.failure(result, "cannot clone \(url)") }
         return Repository(repository, origin: .path(directory))
     }

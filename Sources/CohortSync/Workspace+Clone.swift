@@ -78,8 +78,15 @@ extension Workspace {
         }
         do {
             // Files are written only once the history is verified: a path git refuses, or anything
-            // else the rules forbid, never reaches the disk.
-            let repository = try Repository.clone(from: url, into: directory, checkout: false, callbacks: callbacks)
+            // else the rules forbid, never reaches the disk. While libgit2 indexes the pack, another
+            // core checks the signatures in it ahead of the verification (`EarlyChecks`).
+            let tee = PackTee()
+            let early = tee.map { EarlyChecks(reading: $0) }
+            let repository: Repository
+            do {
+                defer { early?.finish() }
+                repository = try Repository.clone(from: url, into: directory, checkout: false, callbacks: callbacks, tee: tee)
+            }
             let workspace = try Workspace(repository: repository, home: home)
             try adoptRemoteMain(repository)
             let head = try workspace.head()

@@ -117,8 +117,13 @@ enum CommitPreparation {
                               added: added, notices: notices)
     }
 
-    /// The commit's signature verified over its bytes, and its trailer's proof for the same key folded.
+    /// The commit's signature verified over its bytes, and its trailer's proof for the same key folded
+    /// (as `checkedSigner`, or as it was computed ahead: `CheckedAhead`).
     static func signer(of commit: Commit) throws -> CommitSigner {
+        try CheckedAhead.signer(of: commit, checkedSigner)
+    }
+
+    static func checkedSigner(of commit: Commit) throws -> CommitSigner {
         guard let signature = commit.signature else {
             throw CohortError(.badSignature, "commit is not signed", hint: "commit with `cohort commit`, which signs with your device key")
         }
@@ -186,7 +191,12 @@ enum CommitPreparation {
     }
 
     static func openNotice(_ blob: ObjectID, path: String, in repository: Repository) throws -> Opened<Notice> {
-        try Envelope.open(read(blob, in: repository).get(), as: Notice.self, path: path)
+        try openNotice(read(blob, in: repository).get(), path: path)
+    }
+
+    /// A notice's file opened (its JSON read, its signature checked), or as it was opened ahead.
+    static func openNotice(_ file: Data, path: String) throws -> Opened<Notice> {
+        try CheckedAhead.notice(file) { try Envelope.open($0, as: Notice.self, path: path) }
     }
 
     /// The notices `added`, each opened (its JSON read, its signature checked): read here, opened on

@@ -83,7 +83,7 @@ final class NoticeStream: @unchecked Sendable {
     private typealias Item = (index: Int, file: Result<Data, CohortError>, path: String)
 
     private func open(_ item: Item) {
-        let opened = Result { try Envelope.open(item.file.get(), as: Notice.self, path: item.path) }.mapCohortError()
+        let opened = Result { try CommitPreparation.openNotice(item.file.get(), path: item.path) }.mapCohortError()
         condition.lock()
         results[item.index] = opened
         self.opened += 1

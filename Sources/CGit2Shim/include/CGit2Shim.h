@@ -42,6 +42,28 @@ const char *cohort_git_deferred_certificate_directory(void);
 /// before).
 int cohort_git_add_own_packs(git_repository *repository, const char *objects_directory, int priority);
 
+/// A copy of the pack a fetch writes, read by another thread while libgit2 indexes it (`PackTee.c`).
+typedef struct cohort_pack_tee cohort_pack_tee;
+
+/// A new copy, empty, with one reference (the caller's); NULL when memory is refused.
+cohort_pack_tee *cohort_pack_tee_new(void);
+
+/// Lets go of one reference; the last frees the copy and every object the reader kept.
+void cohort_pack_tee_release(cohort_pack_tee *tee);
+
+/// Copies the first pack a fetch into `repository` writes into `tee` as it arrives (libgit2's own
+/// writer still writes and indexes it, unchanged). 0, or a negative libgit2 error code.
+int cohort_git_tee_fetched_pack(git_repository *repository, cohort_pack_tee *tee);
+
+/// Reads the copy in pack order, waiting for bytes still to come: 1 with the next commit (`type` 1)
+/// or blob (3) whole, deltas by offset applied, `data` valid until the copy is released or, for an
+/// object too large to keep, until the next call; 0 at the pack's end, at anything it does not read
+/// as git writes it, or once stopped. One thread only.
+int cohort_pack_tee_next(cohort_pack_tee *tee, int *type, const unsigned char **data, size_t *size);
+
+/// Makes the reader stop at its next step, and the copy take no more bytes. Any thread.
+void cohort_pack_tee_stop(cohort_pack_tee *tee);
+
 /// Limits how many pack files libgit2 keeps open at once (0: no limit, its default).
 int cohort_git_set_mwindow_file_limit(size_t files);
 

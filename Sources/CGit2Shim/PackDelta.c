@@ -1,0 +1,63 @@
+#include <stdint.h>
+#include <string.h>
+#include "PackDelta.h"
+
+// One of a delta's two sizes at its start (base, then result): a little-endian base-128 number.
+int cohort_delta_size(const unsigned char **at, const unsigned char *end, uint64_t *size) {
+    uint64_t value = 0;
+    int shift = 0;
+    unsigned char byte;
+    do {
+        if (*at >= end || shift > 63) return -1;
+        byte = *(*at)++;
+        value |= (uint64_t)(byte & 0x7f) << shift;
+        shift += 7;
+    } while (byte & 0x80);
+    *size = value;
+    return 0;
+}
+
+// Applies `delta` to `base` into `out` of exactly `size` bytes, with the checks libgit2's
+// git_delta_apply makes: the base's size, each copy inside the base and the result, each insertion
+// inside the delta and the result, no zero command, and nothing left over.
+int cohort_apply_delta(const unsigned char *base, size_t base_size, const unsigned char *delta, size_t delta_size_bytes,
+                       unsigned char *out, size_t size) {
+    const unsigned char *at = delta, *end = delta + delta_size_bytes;
+    uint64_t source, target;
+    if (cohort_delta_size(&at, end, &source) != 0 || source != base_size) return -1;
+    if (cohort_delta_size(&at, end, &target) != 0 || target != size) return -1;
+    size_t left = size;
+    unsigned char *write = out;
+    while (at < end) {
+        unsigned char command = *at++;
+        if (command & 0x80) {
+            uint64_t offset = 0, length = 0;
+            for (int i = 0; i < 4; i++) {
+                if (command & (1 << i)) {
+                    if (at >= end) return -1;
+                    offset |= (uint64_t)*at++ << (8 * i);
+                }
+            }
+            for (int i = 0; i < 3; i++) {
+                if (command & (0x10 << i)) {
+                    if (at >= end) return -1;
+                    length |= (uint64_t)*at++ << (8 * i);
+                }
+            }
+            if (length == 0) length = 0x10000;
+            if (offset > base_size || length > base_size - offset || length > left) return -1;
+            memcpy(write, base + offset, length);
+            write += length;
+            left -= length;
+        } else if (command) {
+            if (command > (size_t)(end - at) || command > left) return -1;
+            memcpy(write, at, command);
+            at += command;
+            write += command;
+            left -= command;
+        } else {
+            return -1;
+        }
+    }
+    return left == 0 ? 0 : -1;
+}

@@ -1,0 +1,402 @@
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <zlib.h>
+#include <git2/sys/odb_backend.h>
+#include "CGit2Shim.h"
+#include "PackDelta.h"
+
+// A copy of the pack a fetch writes, read by another thread while libgit2 still indexes it. libgit2
+// takes a clone's whole pack in a fifth of its fetch and spends the rest resolving deltas on one core;
+// the reader hands on each commit and blob of the pack meanwhile, so that the other core can check
+// their signatures ahead. What the reader makes of the bytes decides nothing: it only ever warms
+// results that the verifier would compute itself from the same bytes. On anything it does not read
+// as git writes it (a delta by id, a stream that does not end where it says, a pack past its room)
+// it stops, and the verifier does all the work, as before.
+
+#define TEE_ROOM ((size_t)1 << 30)            // address space set aside: a longer pack is not read
+#define KEPT_OBJECT_LIMIT ((uint64_t)1 << 20)  // commits and blobs handed on and kept as bases
+#define KEPT_BYTES ((size_t)192 << 20)         // kept in all; past it nothing more is kept
+#define ENTRY_LIMIT ((uint32_t)1 << 24)        // entries read
+#define SCRATCH_BYTES ((size_t)64 << 10)       // what is inflated only to find where it ends
+
+typedef struct {
+    uint64_t offset;
+    int type;                  // 1 commit, 2 tree, 3 blob, 4 tag; 0 unknown (a delta by id)
+    unsigned char *data;       // kept: commits and blobs within the limits
+    size_t size;
+} tee_entry;
+
+struct cohort_pack_tee {
+    pthread_mutex_t lock;
+    pthread_cond_t more;
+    atomic_int references;
+    unsigned char *room;
+    size_t length;             // under `lock`: bytes copied so far
+    int claimed;               // under `lock`: a fetch's pack is being copied (only the first is)
+    int ended;                 // under `lock`: no more bytes will come
+    atomic_int stopped;        // the reader is told to stop
+    // The reader's own state, used by one thread.
+    size_t position;
+    size_t visible;
+    int begun;
+    uint32_t remaining;
+    tee_entry *entries;
+    size_t entry_count, entry_capacity;
+    size_t kept_bytes;
+    unsigned char *handed;     // an object handed on but not kept, freed by the next call
+    unsigned char *scratch;
+    z_stream zlib;
+    int zlib_ready;
+};
+
+cohort_pack_tee *cohort_pack_tee_new(void) {
+    cohort_pack_tee *tee = calloc(1, sizeof(cohort_pack_tee));
+    if (!tee) return NULL;
+    tee->room = mmap(NULL, TEE_ROOM, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    tee->scratch = malloc(SCRATCH_BYTES);
+    if (tee->room == MAP_FAILED || !tee->scratch) {
+        if (tee->room != MAP_FAILED) munmap(tee->room, TEE_ROOM);
+        free(tee->scratch);
+        free(tee);
+        return NULL;
+    }
+    pthread_mutex_init(&tee->lock, NULL);
+    pthread_cond_init(&tee->more, NULL);
+    atomic_init(&tee->references, 1);
+    atomic_init(&tee->stopped, 0);
+    return tee;
+}
+
+void cohort_pack_tee_release(cohort_pack_tee *tee) {
+    if (!tee || atomic_fetch_sub(&tee->references, 1) != 1) return;
+    for (size_t i = 0; i < tee->entry_count; i++) free(tee->entries[i].data);
+    free(tee->entries);
+    free(tee->handed);
+    free(tee->scratch);
+    if (tee->zlib_ready) inflateEnd(&tee->zlib);
+    munmap(tee->room, TEE_ROOM);
+    pthread_cond_destroy(&tee->more);
+    pthread_mutex_destroy(&tee->lock);
+    free(tee);
+}
+
+static void tee_end(cohort_pack_tee *tee) {
+    pthread_mutex_lock(&tee->lock);
+    tee->ended = 1;
+    pthread_cond_broadcast(&tee->more);
+    pthread_mutex_unlock(&tee->lock);
+}
+
+void cohort_pack_tee_stop(cohort_pack_tee *tee) {
+    atomic_store(&tee->stopped, 1);
+    tee_end(tee);
+}
+
+static void tee_copy(cohort_pack_tee *tee, const void *data, size_t size) {
+    pthread_mutex_lock(&tee->lock);
+    if (!tee->ended) {
+        if (size > TEE_ROOM - tee->length) {
+            tee->ended = 1;   // the reader stops where the room ends
+        } else {
+            memcpy(tee->room + tee->length, data, size);
+            tee->length += size;
+        }
+        pthread_cond_broadcast(&tee->more);
+    }
+    pthread_mutex_unlock(&tee->lock);
+}
+
+// --- The copy, taken where libgit2 writes a fetched pack: a backend whose only part is `writepack`,
+// --- which wraps the writer of the backend libgit2 would have used.
+
+typedef struct {
+    git_odb_writepack parent;
+    git_odb_writepack *inner;
+    cohort_pack_tee *tee;      // NULL: this pack is not copied
+} tee_writepack;
+
+typedef struct {
+    git_odb_backend parent;
+    git_odb_backend *writer;   // the backend libgit2 would have asked: the first that writes packs
+    cohort_pack_tee *tee;
+} tee_backend;
+
+static int tee_append(git_odb_writepack *writepack, const void *data, size_t size, git_indexer_progress *stats) {
+    tee_writepack *tee = (tee_writepack *)writepack;
+    if (tee->tee) tee_copy(tee->tee, data, size);
+    return tee->inner->append(tee->inner, data, size, stats);
+}
+
+static int tee_commit(git_odb_writepack *writepack, git_indexer_progress *stats) {
+    tee_writepack *tee = (tee_writepack *)writepack;
+    if (tee->tee) tee_end(tee->tee);
+    return tee->inner->commit(tee->inner, stats);
+}
+
+static void tee_free(git_odb_writepack *writepack) {
+    tee_writepack *tee = (tee_writepack *)writepack;
+    tee->inner->free(tee->inner);
+    if (tee->tee) {
+        tee_end(tee->tee);
+        cohort_pack_tee_release(tee->tee);
+    }
+    free(tee);
+}
+
+static int tee_backend_writepack(git_odb_writepack **out, git_odb_backend *backend, git_odb *odb,
+                                 git_indexer_progress_cb progress, void *payload) {
+    tee_backend *self = (tee_backend *)backend;
+    // git_odb_write_pack holds the object database's lock here: its list of backends is not read now.
+    git_odb_writepack *inner = NULL;
+    int error = self->writer->writepack(&inner, self->writer, odb, progress, payload);
+    if (error < 0) return error;
+    tee_writepack *tee = calloc(1, sizeof(tee_writepack));
+    if (!tee) {
+        inner->free(inner);
+        git_error_set_oom();
+        return -1;
+    }
+    tee->parent.backend = backend;
+    tee->parent.append = tee_append;
+    tee->parent.commit = tee_commit;
+    tee->parent.free = tee_free;
+    tee->inner = inner;
+    pthread_mutex_lock(&self->tee->lock);
+    if (!self->tee->claimed && !self->tee->ended) {
+        self->tee->claimed = 1;
+        tee->tee = self->tee;
+        atomic_fetch_add(&self->tee->references, 1);
+    }
+    pthread_mutex_unlock(&self->tee->lock);
+    *out = &tee->parent;
+    return 0;
+}
+
+static void tee_backend_free(git_odb_backend *backend) {
+    tee_backend *self = (tee_backend *)backend;
+    cohort_pack_tee_release(self->tee);
+    free(self);
+}
+
+int cohort_git_tee_fetched_pack(git_repository *repository, cohort_pack_tee *tee) {
+    git_odb *odb = NULL;
+    int result = git_repository_odb(&odb, repository);
+    if (result != 0) return result;
+    git_odb_backend *writer = NULL;
+    for (size_t i = 0, count = git_odb_num_backends(odb); i < count && !writer; i++) {
+        git_odb_backend *other = NULL;
+        if (git_odb_get_backend(&other, odb, i) == 0 && other->writepack) writer = other;
+    }
+    if (!writer) {
+        git_odb_free(odb);
+        git_error_set_str(GIT_ERROR_ODB, "no object database backend writes packs");
+        return -1;
+    }
+    tee_backend *backend = calloc(1, sizeof(tee_backend));
+    if (!backend) {
+        git_odb_free(odb);
+        git_error_set_oom();
+        return -1;
+    }
+    result = git_odb_init_backend(&backend->parent, GIT_ODB_BACKEND_VERSION);
+    if (result == 0) {
+        backend->parent.writepack = tee_backend_writepack;
+        backend->parent.free = tee_backend_free;
+        backend->writer = writer;
+        backend->tee = tee;
+        atomic_fetch_add(&tee->references, 1);
+        /* Above every other backend, so that git_odb_write_pack asks it first. */
+        result = git_odb_add_backend(odb, &backend->parent, 1000);
+        if (result != 0) backend->parent.free(&backend->parent);
+    } else {
+        free(backend);
+    }
+    git_odb_free(odb);
+    return result;
+}
+
+// --- The reader.
+
+// Bytes past `at` that have arrived, waiting until at least `need` have or none will come; 0 once the
+// reader is stopped.
+static size_t tee_wait(cohort_pack_tee *tee, size_t at, size_t need) {
+    if (tee->visible >= at + need) return tee->visible - at;
+    pthread_mutex_lock(&tee->lock);
+    while (tee->length < at + need && !tee->ended) pthread_cond_wait(&tee->more, &tee->lock);
+    tee->visible = tee->length;
+    pthread_mutex_unlock(&tee->lock);
+    if (atomic_load(&tee->stopped)) return 0;
+    return tee->visible > at ? tee->visible - at : 0;
+}
+
+// Inflates the stream at `tee->position` into `out` (exactly `size` bytes), or through the scratch
+// when `out` is NULL, moving the position past it. 0, or -1 when it does not end where it says.
+static int tee_inflate(cohort_pack_tee *tee, unsigned char *out, uint64_t size) {
+    z_stream *zlib = &tee->zlib;
+    if (!tee->zlib_ready) {
+        if (inflateInit(zlib) != Z_OK) return -1;
+        tee->zlib_ready = 1;
+    } else if (inflateReset(zlib) != Z_OK) {
+        return -1;
+    }
+    unsigned char spare;   // past `size`: any byte written here means the stream is longer than it says
+    if (out && size) {
+        zlib->next_out = out;
+        zlib->avail_out = (uInt)size;
+    } else if (out) {
+        zlib->next_out = &spare;
+        zlib->avail_out = 1;
+    } else {
+        zlib->next_out = tee->scratch;
+        zlib->avail_out = SCRATCH_BYTES;
+    }
+    for (;;) {
+        size_t available = tee_wait(tee, tee->position, 1);
+        if (available == 0) return -1;
+        zlib->next_in = tee->room + tee->position;
+        zlib->avail_in = available > UINT32_MAX ? UINT32_MAX : (uInt)available;
+        int status = inflate(zlib, Z_NO_FLUSH);
+        tee->position = (size_t)(zlib->next_in - tee->room);
+        if (status == Z_STREAM_END) break;
+        if (status != Z_OK && status != Z_BUF_ERROR) return -1;
+        if (status == Z_BUF_ERROR && zlib->avail_in > 0 && zlib->avail_out > 0) return -1;
+        if (zlib->avail_out == 0) {
+            // A stream may fill its output before its end is read: the end may still come.
+            if (out && zlib->total_out == size) {
+                zlib->next_out = &spare;
+                zlib->avail_out = 1;
+            } else if (out || atomic_load(&tee->stopped)) {
+                return -1;
+            } else {
+                zlib->next_out = tee->scratch;
+                zlib->avail_out = SCRATCH_BYTES;
+            }
+        }
+    }
+    return zlib->total_out == size ? 0 : -1;
+}
+
+static tee_entry *tee_base(cohort_pack_tee *tee, uint64_t offset) {
+    size_t low = 0, high = tee->entry_count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (tee->entries[middle].offset == offset) return &tee->entries[middle];
+        if (tee->entries[middle].offset < offset) low = middle + 1; else high = middle;
+    }
+    return NULL;
+}
+
+// Reads the next entry: 1 with a commit or blob handed on, 0 with anything else, -1 at the end.
+static int tee_read_entry(cohort_pack_tee *tee, int *type, const unsigned char **data, size_t *size) {
+    uint64_t offset = tee->position;
+    size_t available = tee_wait(tee, offset, 32);
+    if (available == 0) return -1;
+    const unsigned char *at = tee->room + offset, *end = at + (available < 32 ? available : 32);
+    unsigned char byte = *at++;
+    int kind = (byte >> 4) & 7;
+    uint64_t declared = byte & 15;
+    int shift = 4;
+    while (byte & 0x80) {
+        if (at >= end || shift > 57) return -1;
+        byte = *at++;
+        declared |= (uint64_t)(byte & 0x7f) << shift;
+        shift += 7;
+    }
+    tee_entry *base = NULL;
+    if (kind == 6) {
+        if (at >= end) return -1;
+        byte = *at++;
+        uint64_t distance = byte & 0x7f;
+        while (byte & 0x80) {
+            if (at >= end || distance >= ((uint64_t)1 << 56)) return -1;
+            byte = *at++;
+            distance = ((distance + 1) << 7) | (byte & 0x7f);
+        }
+        if (distance == 0 || distance > offset) return -1;
+        base = tee_base(tee, offset - distance);
+        if (!base) return -1;
+    } else if (kind == 7) {
+        if (end - at < 20) return -1;
+        at += 20;
+    } else if (kind < 1 || kind > 4) {
+        return -1;
+    }
+    tee->position = (size_t)(at - tee->room);
+    int final = kind == 6 ? base->type : kind == 7 ? 0 : kind;
+    int wanted = (final == 1 || final == 3) && (kind != 6 || base->data) && declared <= KEPT_OBJECT_LIMIT;
+    unsigned char *inflated = NULL;
+    if (wanted && !(inflated = malloc(declared ? declared : 1))) return -1;
+    if (tee_inflate(tee, inflated, declared) != 0) {
+        free(inflated);
+        return -1;
+    }
+    unsigned char *object = inflated;
+    uint64_t length = declared;
+    if (inflated && kind == 6) {
+        const unsigned char *delta = inflated, *delta_end = inflated + declared;
+        uint64_t source;
+        object = NULL;
+        if (cohort_delta_size(&delta, delta_end, &source) == 0 && cohort_delta_size(&delta, delta_end, &length) == 0 &&
+            length <= KEPT_OBJECT_LIMIT && (object = malloc(length ? length : 1)) != NULL &&
+            cohort_apply_delta(base->data, base->size, inflated, (size_t)declared, object, (size_t)length) != 0) {
+            free(object);
+            object = NULL;
+        }
+        free(inflated);
+    }
+    if (tee->entry_count == tee->entry_capacity) {
+        size_t capacity = tee->entry_capacity ? tee->entry_capacity * 2 : 4096;
+        tee_entry *grown = realloc(tee->entries, capacity * sizeof(tee_entry));
+        if (!grown) {
+            free(object);
+            return -1;
+        }
+        tee->entries = grown;
+        tee->entry_capacity = capacity;
+    }
+    tee_entry *entry = &tee->entries[tee->entry_count++];
+    entry->offset = offset;
+    entry->type = final;
+    entry->data = NULL;
+    entry->size = 0;
+    if (!object) return 0;
+    if (tee->kept_bytes + length <= KEPT_BYTES) {
+        entry->data = object;
+        entry->size = (size_t)length;
+        tee->kept_bytes += (size_t)length;
+    } else {
+        tee->handed = object;
+    }
+    *type = final;
+    *data = object;
+    *size = (size_t)length;
+    return 1;
+}
+
+int cohort_pack_tee_next(cohort_pack_tee *tee, int *type, const unsigned char **data, size_t *size) {
+    free(tee->handed);
+    tee->handed = NULL;
+    if (!tee->begun) {
+        if (tee_wait(tee, 0, 12) < 12) return 0;
+        const unsigned char *header = tee->room;
+        uint32_t version = (uint32_t)header[4] << 24 | (uint32_t)header[5] << 16 | (uint32_t)header[6] << 8 | header[7];
+        if (memcmp(header, "PACK", 4) != 0 || (version != 2 && version != 3)) return 0;
+        uint32_t count = (uint32_t)header[8] << 24 | (uint32_t)header[9] << 16 | (uint32_t)header[10] << 8 | header[11];
+        tee->remaining = count < ENTRY_LIMIT ? count : ENTRY_LIMIT;
+        tee->position = 12;
+        tee->begun = 1;
+    }
+    while (tee->remaining > 0 && !atomic_load(&tee->stopped)) {
+        tee->remaining--;
+        int read = tee_read_entry(tee, type, data, size);
+        if (read < 0) break;
+        if (read == 1) return 1;
+    }
+    tee->remaining = 0;
+    return 0;
+}
