@@ -258,7 +258,7 @@ let package = Package(
             name: "CohortWorkspaceTests",
             dependencies: [
                 "CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit", "CGit2", "CohortVerification", "CohortWorkspace",
-                "CohortNotices", "CohortNoticesTesting", "CohortTestSupport",
+                "CohortSync", "CohortNotices", "CohortNoticesTesting", "CohortTestSupport",
             ]
         ),
         .testTarget(

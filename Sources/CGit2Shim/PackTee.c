@@ -2,10 +2,12 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <zlib.h>
+#include <openssl/sha.h>
 #include <git2/sys/odb_backend.h>
 #include "CGit2Shim.h"
 #include "PackDelta.h"
@@ -18,18 +20,21 @@
 // as git writes it (a delta by id, a stream that does not end where it says, a pack past its room)
 // it stops, and the verifier does all the work, as before.
 
-#define TEE_ROOM ((size_t)1 << 30)            // address space set aside: a longer pack is not read
+#define TEE_ROOM ((size_t)256 << 20)          // address space set aside: a longer pack is read no further
 #define KEPT_OBJECT_LIMIT ((uint64_t)1 << 20)  // commits and blobs handed on and kept as bases
-#define KEPT_BYTES ((size_t)192 << 20)         // kept in all; past it nothing more is kept
+#define KEPT_BYTES ((size_t)64 << 20)          // kept in all; past it nothing more is kept
 #define ENTRY_LIMIT ((uint32_t)1 << 24)        // entries read
 #define SCRATCH_BYTES ((size_t)64 << 10)       // what is inflated only to find where it ends
 
 typedef struct {
     uint64_t offset;
-    int type;                  // 1 commit, 2 tree, 3 blob, 4 tag; 0 unknown (a delta by id)
+    int type;                  // 1 commit, 2 tree, 3 blob, 4 tag; 0 unknown (a delta on a base not read)
     unsigned char *data;       // kept: commits and blobs within the limits
     size_t size;
+    unsigned char id[20];      // of a kept object: a delta by id finds its base by it
 } tee_entry;
+
+#define ID_SLOTS_BITS 20       // kept objects findable by id (1 Mi slots, open addressing)
 
 struct cohort_pack_tee {
     pthread_mutex_t lock;
@@ -49,6 +54,7 @@ struct cohort_pack_tee {
     size_t entry_count, entry_capacity;
     size_t kept_bytes;
     unsigned char *handed;     // an object handed on but not kept, freed by the next call
+    uint32_t *by_id;           // kept entries by id: index + 1, 0 empty
     unsigned char *scratch;
     z_stream zlib;
     int zlib_ready;
@@ -72,20 +78,41 @@ cohort_pack_tee *cohort_pack_tee_new(void) {
     return tee;
 }
 
-void cohort_pack_tee_release(cohort_pack_tee *tee) {
-    if (!tee || atomic_fetch_sub(&tee->references, 1) != 1) return;
+// Frees what the reader holds: its objects, its entries, the copy's room.
+static void tee_let_go(cohort_pack_tee *tee) {
     for (size_t i = 0; i < tee->entry_count; i++) free(tee->entries[i].data);
     free(tee->entries);
+    tee->entries = NULL;
+    free(tee->by_id);
+    tee->by_id = NULL;
+    tee->entry_count = tee->entry_capacity = 0;
+    tee->kept_bytes = 0;
     free(tee->handed);
+    tee->handed = NULL;
+    pthread_mutex_lock(&tee->lock);
+    if (tee->room) munmap(tee->room, TEE_ROOM);
+    tee->room = NULL;
+    tee->length = tee->visible = 0;
+    tee->ended = 1;
+    pthread_mutex_unlock(&tee->lock);
+}
+
+void cohort_pack_tee_forget(cohort_pack_tee *tee) {
+    cohort_pack_tee_stop(tee);
+    tee_let_go(tee);
+}
+
+void cohort_pack_tee_release(cohort_pack_tee *tee) {
+    if (!tee || atomic_fetch_sub(&tee->references, 1) != 1) return;
+    tee_let_go(tee);
     free(tee->scratch);
     if (tee->zlib_ready) inflateEnd(&tee->zlib);
-    munmap(tee->room, TEE_ROOM);
     pthread_cond_destroy(&tee->more);
     pthread_mutex_destroy(&tee->lock);
     free(tee);
 }
 
-static void tee_end(cohort_pack_tee *tee) {
+void cohort_pack_tee_end(cohort_pack_tee *tee) {
     pthread_mutex_lock(&tee->lock);
     tee->ended = 1;
     pthread_cond_broadcast(&tee->more);
@@ -94,12 +121,12 @@ static void tee_end(cohort_pack_tee *tee) {
 
 void cohort_pack_tee_stop(cohort_pack_tee *tee) {
     atomic_store(&tee->stopped, 1);
-    tee_end(tee);
+    cohort_pack_tee_end(tee);
 }
 
-static void tee_copy(cohort_pack_tee *tee, const void *data, size_t size) {
+void cohort_pack_tee_append(cohort_pack_tee *tee, const void *data, size_t size) {
     pthread_mutex_lock(&tee->lock);
-    if (!tee->ended) {
+    if (!tee->ended && tee->room) {
         if (size > TEE_ROOM - tee->length) {
             tee->ended = 1;   // the reader stops where the room ends
         } else {
@@ -128,13 +155,13 @@ typedef struct {
 
 static int tee_append(git_odb_writepack *writepack, const void *data, size_t size, git_indexer_progress *stats) {
     tee_writepack *tee = (tee_writepack *)writepack;
-    if (tee->tee) tee_copy(tee->tee, data, size);
+    if (tee->tee) cohort_pack_tee_append(tee->tee, data, size);
     return tee->inner->append(tee->inner, data, size, stats);
 }
 
 static int tee_commit(git_odb_writepack *writepack, git_indexer_progress *stats) {
     tee_writepack *tee = (tee_writepack *)writepack;
-    if (tee->tee) tee_end(tee->tee);
+    if (tee->tee) cohort_pack_tee_end(tee->tee);
     return tee->inner->commit(tee->inner, stats);
 }
 
@@ -142,7 +169,7 @@ static void tee_free(git_odb_writepack *writepack) {
     tee_writepack *tee = (tee_writepack *)writepack;
     tee->inner->free(tee->inner);
     if (tee->tee) {
-        tee_end(tee->tee);
+        cohort_pack_tee_end(tee->tee);
         cohort_pack_tee_release(tee->tee);
     }
     free(tee);
@@ -291,6 +318,37 @@ static tee_entry *tee_base(cohort_pack_tee *tee, uint64_t offset) {
     return NULL;
 }
 
+// The id git gives a kept object ("TYPE SIZE\0" and its bytes, SHA-1): only to find the base of a
+// delta by id among kept objects. A base found wrongly would only make a wrong object to hand on,
+// whose results nobody asks for: what is handed on decides nothing.
+static void tee_remember(cohort_pack_tee *tee, size_t index) {
+    tee_entry *entry = &tee->entries[index];
+    if (!tee->by_id && !(tee->by_id = calloc((size_t)1 << ID_SLOTS_BITS, sizeof(uint32_t)))) return;
+    if (index + 1 >= ((size_t)1 << ID_SLOTS_BITS) / 2) return;   // half full at most
+    char header[32];
+    int length = snprintf(header, sizeof(header), "%s %zu", entry->type == 1 ? "commit" : "blob", entry->size);
+    SHA_CTX context;
+    SHA1_Init(&context);
+    SHA1_Update(&context, header, (size_t)length + 1);
+    SHA1_Update(&context, entry->data, entry->size);
+    SHA1_Final(entry->id, &context);
+    size_t mask = ((size_t)1 << ID_SLOTS_BITS) - 1, slot;
+    memcpy(&slot, entry->id, sizeof(slot));
+    for (slot &= mask; tee->by_id[slot]; slot = (slot + 1) & mask) {}
+    tee->by_id[slot] = (uint32_t)(index + 1);
+}
+
+static tee_entry *tee_find(cohort_pack_tee *tee, const unsigned char *id) {
+    if (!tee->by_id) return NULL;
+    size_t mask = ((size_t)1 << ID_SLOTS_BITS) - 1, slot;
+    memcpy(&slot, id, sizeof(slot));
+    for (slot &= mask; tee->by_id[slot]; slot = (slot + 1) & mask) {
+        tee_entry *entry = &tee->entries[tee->by_id[slot] - 1];
+        if (memcmp(entry->id, id, 20) == 0) return entry;
+    }
+    return NULL;
+}
+
 // Reads the next entry: 1 with a commit or blob handed on, 0 with anything else, -1 at the end.
 static int tee_read_entry(cohort_pack_tee *tee, int *type, const unsigned char **data, size_t *size) {
     uint64_t offset = tee->position;
@@ -322,13 +380,14 @@ static int tee_read_entry(cohort_pack_tee *tee, int *type, const unsigned char *
         if (!base) return -1;
     } else if (kind == 7) {
         if (end - at < 20) return -1;
+        base = tee_find(tee, at);   // a base not kept (or not yet read) leaves the delta unread
         at += 20;
     } else if (kind < 1 || kind > 4) {
         return -1;
     }
     tee->position = (size_t)(at - tee->room);
-    int final = kind == 6 ? base->type : kind == 7 ? 0 : kind;
-    int wanted = (final == 1 || final == 3) && (kind != 6 || base->data) && declared <= KEPT_OBJECT_LIMIT;
+    int final = kind >= 6 ? (base ? base->type : 0) : kind;
+    int wanted = (final == 1 || final == 3) && (kind < 6 || base->data) && declared <= KEPT_OBJECT_LIMIT;
     unsigned char *inflated = NULL;
     if (wanted && !(inflated = malloc(declared ? declared : 1))) return -1;
     if (tee_inflate(tee, inflated, declared) != 0) {
@@ -337,7 +396,7 @@ static int tee_read_entry(cohort_pack_tee *tee, int *type, const unsigned char *
     }
     unsigned char *object = inflated;
     uint64_t length = declared;
-    if (inflated && kind == 6) {
+    if (inflated && kind >= 6) {
         const unsigned char *delta = inflated, *delta_end = inflated + declared;
         uint64_t source;
         object = NULL;
@@ -369,6 +428,7 @@ static int tee_read_entry(cohort_pack_tee *tee, int *type, const unsigned char *
         entry->data = object;
         entry->size = (size_t)length;
         tee->kept_bytes += (size_t)length;
+        tee_remember(tee, tee->entry_count - 1);
     } else {
         tee->handed = object;
     }
@@ -381,6 +441,7 @@ static int tee_read_entry(cohort_pack_tee *tee, int *type, const unsigned char *
 int cohort_pack_tee_next(cohort_pack_tee *tee, int *type, const unsigned char **data, size_t *size) {
     free(tee->handed);
     tee->handed = NULL;
+    if (!tee->room || atomic_load(&tee->stopped)) return 0;
     if (!tee->begun) {
         if (tee_wait(tee, 0, 12) < 12) return 0;
         const unsigned char *header = tee->room;

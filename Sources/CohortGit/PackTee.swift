@@ -40,4 +40,19 @@ public final class PackTee: @unchecked Sendable {
     public func stop() {
         cohort_pack_tee_stop(pointer)
     }
+
+    /// Once the reader has stopped: lets go of the copied bytes and of every object kept.
+    public func forget() {
+        cohort_pack_tee_forget(pointer)
+    }
+
+    /// Copies in more of a pack that does not come through a clone (tests, fuzzing).
+    public func append(_ bytes: Data) {
+        bytes.withUnsafeBytes { cohort_pack_tee_append(pointer, $0.baseAddress, $0.count) }
+    }
+
+    /// No more bytes will come.
+    public func end() {
+        cohort_pack_tee_end(pointer)
+    }
 }

@@ -10,28 +10,44 @@ import Synchronization
 /// found again by the verifier. Each is keyed by the SHA-256 of every input the computation reads, and
 /// holds only what that computation returned for them: a result found here is exactly the one the
 /// verifier would compute, so the memo moves work and changes no verdict. Failures are never kept
-/// (the verifier computes them again, with its paths in the messages). Consulted only in a process
-/// where early checks ran: elsewhere, nothing is hashed for it.
+/// (the verifier computes them again, with its paths in the messages). Consulted only while early
+/// checks are alive in the process (`EarlyChecks`), and emptied when the last goes: elsewhere,
+/// nothing is hashed for it.
 enum CheckedAhead {
     /// Signers kept at most.
     static let signerLimit = 1 << 17
     /// Notice files kept at most, in bytes (an opened notice holds about twice its file).
     static let noticeByteLimit = 64 << 20
 
-    private static let active = Atomic<Bool>(false)
+    /// Early checks alive.
+    private static let users = Atomic<Int>(0)
+    /// Results the verifier found here rather than computed (for tests).
+    static let hits = Atomic<Int>(0)
     private static let signers = Mutex<[SHA256Digest: CommitSigner]>([:])
     private static let notices = Mutex<(bytes: Int, opened: [SHA256Digest: Opened<Notice>])>((0, [:]))
 
-    /// From now on, the verifier in this process looks here first.
-    static func activate() {
-        active.store(true, ordering: .releasing)
+    /// One more user: until it ends, the verifier in this process looks here first.
+    static func begin() {
+        users.add(1, ordering: .sequentiallyConsistent)
     }
+
+    /// One user fewer; the last empties the memo.
+    static func end() {
+        guard users.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 else { return }
+        signers.withLock { $0.removeAll() }
+        notices.withLock { $0 = (0, [:]) }
+    }
+
+    private static var active: Bool { users.load(ordering: .sequentiallyConsistent) > 0 }
 
     /// `compute(commit)`, or what it returned before for a commit of the same signature, signed bytes
     /// and message.
     static func signer(of commit: Commit, _ compute: (Commit) throws -> CommitSigner) throws -> CommitSigner {
-        guard active.load(ordering: .acquiring), let key = key(of: commit) else { return try compute(commit) }
-        if let known = signers.withLock({ $0[key] }) { return known }
+        guard active, let key = key(of: commit) else { return try compute(commit) }
+        if let known = signers.withLock({ $0[key] }) {
+            hits.add(1, ordering: .relaxed)
+            return known
+        }
         return try compute(commit)
     }
 
@@ -51,9 +67,12 @@ enum CheckedAhead {
 
     /// `compute(file)`, or what it returned before for the same file.
     static func notice(_ file: Data, _ compute: (Data) throws -> Opened<Notice>) throws -> Opened<Notice> {
-        guard active.load(ordering: .acquiring) else { return try compute(file) }
+        guard active else { return try compute(file) }
         let key = SHA256.hash(data: file)
-        if let known = notices.withLock({ $0.opened[key] }) { return known }
+        if let known = notices.withLock({ $0.opened[key] }) {
+            hits.add(1, ordering: .relaxed)
+            return known
+        }
         return try compute(file)
     }
 
@@ -87,8 +106,9 @@ enum CheckedAhead {
 /// Checks made on a clone's pack while libgit2 indexes it: a thread reads the copy of the pack
 /// (`PackTee`) in pack order and computes, for each commit, its signer and, for each blob that may
 /// be a notice, its opening, keeping what succeeds (`CheckedAhead`). The verification that follows
-/// the fetch finds them instead of computing them. Stopped when the fetch ends: whatever it has not
-/// reached by then, the verifier computes itself, as it always did.
+/// the fetch finds them instead of computing them. Stopped when the fetch ends (`finish`): whatever
+/// it has not reached by then, the verifier computes itself, as it always did. What it kept is let
+/// go when this value goes, so keep it until the verification is done.
 public final class EarlyChecks: Sendable {
     private let tee: PackTee
     private let done = DispatchSemaphore(value: 0)
@@ -98,7 +118,7 @@ public final class EarlyChecks: Sendable {
     /// Starts reading `tee` on a thread of its own.
     public init(reading tee: PackTee) {
         self.tee = tee
-        CheckedAhead.activate()
+        CheckedAhead.begin()
         let thread = Thread { [self] in
             read()
             done.signal()
@@ -107,11 +127,17 @@ public final class EarlyChecks: Sendable {
         thread.start()
     }
 
-    /// Stops the reader and waits for it; returns how many results it kept.
+    deinit {
+        CheckedAhead.end()
+    }
+
+    /// Stops the reader (or, `readingAll`, lets it read to the pack's end first), waits for it and
+    /// lets go of the pack's copy; returns how many results it kept. Once only.
     @discardableResult
-    public func finish() -> Int {
-        tee.stop()
+    public func finish(readingAll: Bool = false) -> Int {
+        if readingAll { tee.end() } else { tee.stop() }
         done.wait()
+        tee.forget()
         return kept.load(ordering: .relaxed)
     }
 

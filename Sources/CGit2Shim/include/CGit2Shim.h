@@ -64,6 +64,17 @@ int cohort_pack_tee_next(cohort_pack_tee *tee, int *type, const unsigned char **
 /// Makes the reader stop at its next step, and the copy take no more bytes. Any thread.
 void cohort_pack_tee_stop(cohort_pack_tee *tee);
 
+/// Once the reader has stopped: frees the copy's bytes and every object it kept (the copy itself
+/// stays until its last reference goes). The reader's thread, or after it has ended.
+void cohort_pack_tee_forget(cohort_pack_tee *tee);
+
+/// Copies `size` more bytes of a pack in, as a fetch's writer does (for packs that come otherwise:
+/// tests, fuzzing); nothing once ended or stopped, or past the copy's room (which ends it).
+void cohort_pack_tee_append(cohort_pack_tee *tee, const void *data, size_t size);
+
+/// No more bytes will come: the reader reads what it has, then ends.
+void cohort_pack_tee_end(cohort_pack_tee *tee);
+
 /// Limits how many pack files libgit2 keeps open at once (0: no limit, its default).
 int cohort_git_set_mwindow_file_limit(size_t files);
 
