@@ -28,6 +28,7 @@ enum PackFuzz {
             let place = UInt32(bytes[start]) | UInt32(bytes[start + 1]) << 8 | UInt32(bytes[start + 2]) << 16 | UInt32(bytes[start + 3]) << 24
             pack[Int(place) % pack.count] ^= bytes[start + 4]
         }
+        readThroughACopy(pack, whole: pack == sample.packBytes)
         guard (try? pack.write(to: sample.pack, options: .atomic)) != nil,
               let plain = try? Repository.reopen(.path(sample.folder)),
               let own = try? Repository.reopen(.path(sample.folder), ownPacks: true)
@@ -43,6 +44,28 @@ enum PackFuzz {
                          "\(id.hex): libgit2's header \(String(describing: header.plain)), the reader's \(String(describing: header.own))")
         }
     }
+
+    /// The damaged pack through the copy a clone's early checks read (`PackTee`), in pieces of odd
+    /// sizes: it may end early, never crash or hang; the whole pack hands on every commit and blob.
+    static func readThroughACopy(_ pack: Data, whole: Bool) {
+        guard let tee = PackTee() else { return }
+        var start = 0
+        for size in [5, 1, 300, 4096, 1 << 20] where start < pack.count {
+            let end = min(pack.count, start + size)
+            tee.append(pack.subdata(in: start..<end))
+            start = end
+        }
+        tee.append(pack.subdata(in: start..<pack.count))
+        tee.end()
+        var handed = 0
+        while tee.next({ _, _ in true }) != nil { handed += 1 }
+        tee.forget()
+        precondition(!whole || handed == commitsAndBlobs, "the copy handed on \(handed) of \(commitsAndBlobs) commits and blobs")
+    }
+
+    /// Commits and blobs in the genuine pack: 40 commits, 40 versions of each of two documents, of
+    /// which the first versions are one blob (one line read either way).
+    static let commitsAndBlobs = 119
 
     /// 40 versions of two documents, committed by `git fast-import` and repacked with deltas.
     private static func make() throws -> Sample {
