@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <zlib.h>
 #include <openssl/sha.h>
 #include <git2/sys/odb_backend.h>
@@ -17,13 +18,14 @@
 // the reader hands on each commit and blob of the pack meanwhile, so that the other core can check
 // their signatures ahead. What the reader makes of the bytes decides nothing: it only ever warms
 // results that the verifier would compute itself from the same bytes. On anything it does not read
-// as git writes it (a delta by id, a stream that does not end where it says, a pack past its room)
-// it stops, and the verifier does all the work, as before.
+// as git writes it (a stream that does not end where it says, a pack past its room) it stops, and
+// the verifier does the rest, as before; a delta whose base it did not keep is skipped.
 
 #define TEE_ROOM ((size_t)256 << 20)          // address space set aside: a longer pack is read no further
-#define KEPT_OBJECT_LIMIT ((uint64_t)1 << 20)  // commits and blobs handed on and kept as bases
-#define KEPT_BYTES ((size_t)64 << 20)          // kept in all; past it nothing more is kept
-#define ENTRY_LIMIT ((uint32_t)1 << 24)        // entries read
+#define KEPT_OBJECT_LIMIT ((uint64_t)1 << 20)  // bytes of one commit or blob handed on and kept as a base
+#define KEPT_BYTES ((size_t)64 << 20)          // kept in all (each object counted 64 bytes more); past it none
+#define KEPT_OVERHEAD 64
+#define ENTRY_LIMIT ((uint32_t)1 << 21)        // entries read (56 bytes each)
 #define SCRATCH_BYTES ((size_t)64 << 10)       // what is inflated only to find where it ends
 
 typedef struct {
@@ -55,6 +57,7 @@ struct cohort_pack_tee {
     size_t kept_bytes;
     unsigned char *handed;     // an object handed on but not kept, freed by the next call
     uint32_t *by_id;           // kept entries by id: index + 1, 0 empty
+    uint64_t id_salt, id_multiplier;   // the table's hash, random: ids are chosen by the server
     unsigned char *scratch;
     z_stream zlib;
     int zlib_ready;
@@ -297,8 +300,8 @@ static int tee_inflate(cohort_pack_tee *tee, unsigned char *out, uint64_t size) 
             if (out && zlib->total_out == size) {
                 zlib->next_out = &spare;
                 zlib->avail_out = 1;
-            } else if (out || atomic_load(&tee->stopped)) {
-                return -1;
+            } else if (out || atomic_load(&tee->stopped) || zlib->total_out > size) {
+                return -1;   // longer than it says: read no further
             } else {
                 zlib->next_out = tee->scratch;
                 zlib->avail_out = SCRATCH_BYTES;
@@ -321,9 +324,23 @@ static tee_entry *tee_base(cohort_pack_tee *tee, uint64_t offset) {
 // The id git gives a kept object ("TYPE SIZE\0" and its bytes, SHA-1): only to find the base of a
 // delta by id among kept objects. A base found wrongly would only make a wrong object to hand on,
 // whose results nobody asks for: what is handed on decides nothing.
+// A slot for `id` under a multiply-shift hash keyed at random: a server that chooses its objects' ids
+// cannot crowd them into one run of slots.
+static size_t tee_slot(const cohort_pack_tee *tee, const unsigned char *id) {
+    uint64_t value;
+    memcpy(&value, id, sizeof(value));
+    return (size_t)(((value ^ tee->id_salt) * tee->id_multiplier) >> (64 - ID_SLOTS_BITS));
+}
+
 static void tee_remember(cohort_pack_tee *tee, size_t index) {
     tee_entry *entry = &tee->entries[index];
-    if (!tee->by_id && !(tee->by_id = calloc((size_t)1 << ID_SLOTS_BITS, sizeof(uint32_t)))) return;
+    if (!tee->by_id) {
+        uint64_t key[2];
+        if (getrandom(key, sizeof(key), 0) != sizeof(key)) return;
+        if (!(tee->by_id = calloc((size_t)1 << ID_SLOTS_BITS, sizeof(uint32_t)))) return;
+        tee->id_salt = key[0];
+        tee->id_multiplier = key[1] | 1;
+    }
     if (index + 1 >= ((size_t)1 << ID_SLOTS_BITS) / 2) return;   // half full at most
     char header[32];
     int length = snprintf(header, sizeof(header), "%s %zu", entry->type == 1 ? "commit" : "blob", entry->size);
@@ -332,17 +349,19 @@ static void tee_remember(cohort_pack_tee *tee, size_t index) {
     SHA1_Update(&context, header, (size_t)length + 1);
     SHA1_Update(&context, entry->data, entry->size);
     SHA1_Final(entry->id, &context);
-    size_t mask = ((size_t)1 << ID_SLOTS_BITS) - 1, slot;
-    memcpy(&slot, entry->id, sizeof(slot));
-    for (slot &= mask; tee->by_id[slot]; slot = (slot + 1) & mask) {}
-    tee->by_id[slot] = (uint32_t)(index + 1);
+    size_t mask = ((size_t)1 << ID_SLOTS_BITS) - 1;
+    for (size_t slot = tee_slot(tee, entry->id); ; slot = (slot + 1) & mask) {
+        if (!tee->by_id[slot]) {
+            tee->by_id[slot] = (uint32_t)(index + 1);
+            return;
+        }
+    }
 }
 
 static tee_entry *tee_find(cohort_pack_tee *tee, const unsigned char *id) {
     if (!tee->by_id) return NULL;
-    size_t mask = ((size_t)1 << ID_SLOTS_BITS) - 1, slot;
-    memcpy(&slot, id, sizeof(slot));
-    for (slot &= mask; tee->by_id[slot]; slot = (slot + 1) & mask) {
+    size_t mask = ((size_t)1 << ID_SLOTS_BITS) - 1;
+    for (size_t slot = tee_slot(tee, id); tee->by_id[slot]; slot = (slot + 1) & mask) {
         tee_entry *entry = &tee->entries[tee->by_id[slot] - 1];
         if (memcmp(entry->id, id, 20) == 0) return entry;
     }
@@ -424,10 +443,10 @@ static int tee_read_entry(cohort_pack_tee *tee, int *type, const unsigned char *
     entry->data = NULL;
     entry->size = 0;
     if (!object) return 0;
-    if (tee->kept_bytes + length <= KEPT_BYTES) {
+    if (tee->kept_bytes + length + KEPT_OVERHEAD <= KEPT_BYTES) {
         entry->data = object;
         entry->size = (size_t)length;
-        tee->kept_bytes += (size_t)length;
+        tee->kept_bytes += (size_t)length + KEPT_OVERHEAD;
         tee_remember(tee, tee->entry_count - 1);
     } else {
         tee->handed = object;

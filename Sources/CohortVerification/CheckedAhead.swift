@@ -110,40 +110,52 @@ enum CheckedAhead {
 /// it has not reached by then, the verifier computes itself, as it always did. What it kept is let
 /// go when this value goes, so keep it until the verification is done.
 public final class EarlyChecks: Sendable {
-    private let tee: PackTee
-    private let done = DispatchSemaphore(value: 0)
-    /// Commits and notices kept (for tests and benchmarks).
-    private let kept = Atomic<Int>(0)
+    /// What the reading thread holds (not the `EarlyChecks`: dropped unfinished, it still goes).
+    private final class Reading: Sendable {
+        let tee: PackTee
+        let done = DispatchSemaphore(value: 0)
+        /// Commits and notices kept.
+        let kept = Atomic<Int>(0)
+
+        init(_ tee: PackTee) {
+            self.tee = tee
+        }
+    }
+
+    private let reading: Reading
+    private let finished = Atomic<Bool>(false)
 
     /// Starts reading `tee` on a thread of its own.
     public init(reading tee: PackTee) {
-        self.tee = tee
+        reading = Reading(tee)
         CheckedAhead.begin()
-        let thread = Thread { [self] in
-            read()
-            done.signal()
+        let thread = Thread { [reading] in
+            Self.read(reading)
+            reading.done.signal()
         }
         thread.name = "cohort early checks"
         thread.start()
     }
 
     deinit {
+        reading.tee.stop()
         CheckedAhead.end()
     }
 
     /// Stops the reader (or, `readingAll`, lets it read to the pack's end first), waits for it and
-    /// lets go of the pack's copy; returns how many results it kept. Once only.
+    /// lets go of the pack's copy; returns how many results it kept. Later calls only return that.
     @discardableResult
     public func finish(readingAll: Bool = false) -> Int {
-        if readingAll { tee.end() } else { tee.stop() }
-        done.wait()
-        tee.forget()
-        return kept.load(ordering: .relaxed)
+        guard !finished.exchange(true, ordering: .acquiringAndReleasing) else { return reading.kept.load(ordering: .relaxed) }
+        if readingAll { reading.tee.end() } else { reading.tee.stop() }
+        reading.done.wait()
+        reading.tee.forget()
+        return reading.kept.load(ordering: .relaxed)
     }
 
-    private func read() {
+    private static func read(_ reading: Reading) {
         var more = true
-        while more, let next = tee.next({ kind, bytes -> Bool in
+        while more, let next = reading.tee.next({ kind, bytes -> Bool in
             let result: Bool?
             switch kind {
             case .commit:
@@ -154,7 +166,7 @@ public final class EarlyChecks: Sendable {
                 guard bytes.count <= Notice.maxEnvelopeBytes, bytes.first == UInt8(ascii: "{") else { return true }
                 result = CheckedAhead.keepNotice(Data(bytes)) { try Envelope.open($0, as: Notice.self, path: "notice") }
             }
-            if result == true { kept.add(1, ordering: .relaxed) }
+            if result == true { reading.kept.add(1, ordering: .relaxed) }
             return result != nil
         }) {
             more = next

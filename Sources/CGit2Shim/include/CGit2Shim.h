@@ -56,7 +56,7 @@ void cohort_pack_tee_release(cohort_pack_tee *tee);
 int cohort_git_tee_fetched_pack(git_repository *repository, cohort_pack_tee *tee);
 
 /// Reads the copy in pack order, waiting for bytes still to come: 1 with the next commit (`type` 1)
-/// or blob (3) whole, deltas by offset applied, `data` valid until the copy is released or, for an
+/// or blob (3) whole, deltas (by offset, or by id on a base it kept) applied, `data` valid until the copy is released or, for an
 /// object too large to keep, until the next call; 0 at the pack's end, at anything it does not read
 /// as git writes it, or once stopped. One thread only.
 int cohort_pack_tee_next(cohort_pack_tee *tee, int *type, const unsigned char **data, size_t *size);
