@@ -12,7 +12,7 @@
 #include <zlib.h>
 #include <git2/sys/odb_backend.h>
 #include "CGit2Shim.h"
-#include "PackDelta.h"
+#include "PackEntry.h"
 
 // A reader of one folder's packs for one repository handle. libgit2 reads packs through one state per
 // pack path for the whole process, behind a lock every thread takes several times per object; this
@@ -85,12 +85,8 @@ typedef struct {
     uint64_t base;          // kind 6 and 7: the base's offset, in the same pack
 } pack_entry_header;
 
-static uint32_t be32(const unsigned char *p) {
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 static uint64_t be64(const unsigned char *p) {
-    return (uint64_t)be32(p) << 32 | be32(p + 4);
+    return (uint64_t)cohort_be32(p) << 32 | cohort_be32(p + 4);
 }
 
 static int map_file(const char *path, const unsigned char **data, size_t *size) {
@@ -133,10 +129,10 @@ static int open_pack(pack_file *pack, const char *index_path) {
     }
     const unsigned char *index = pack->index;
     size_t fixed = 8 + 256 * 4 + 40;
-    if (pack->index_size < fixed || memcmp(index, "\377tOc", 4) != 0 || be32(index + 4) != 2) goto refuse;
+    if (pack->index_size < fixed || memcmp(index, "\377tOc", 4) != 0 || cohort_be32(index + 4) != 2) goto refuse;
     uint32_t previous = 0;
     for (int i = 0; i < 256; i++) {
-        uint32_t value = be32(index + 8 + 4 * i);
+        uint32_t value = cohort_be32(index + 8 + 4 * i);
         if (value < previous) goto refuse;
         pack->fanout[i] = previous = value;
     }
@@ -149,8 +145,8 @@ static int open_pack(pack_file *pack, const char *index_path) {
     pack->offsets = pack->ids + (size_t)pack->count * 24;
     pack->large_offsets = pack->offsets + (size_t)pack->count * 4;
     if (pack->pack_size < 32 || memcmp(pack->pack, "PACK", 4) != 0) goto refuse;
-    uint32_t version = be32(pack->pack + 4);
-    if ((version != 2 && version != 3) || be32(pack->pack + 8) != pack->count) goto refuse;
+    uint32_t version = cohort_be32(pack->pack + 4);
+    if ((version != 2 && version != 3) || cohort_be32(pack->pack + 8) != pack->count) goto refuse;
     if (memcmp(pack->pack + pack->pack_size - 20, index + pack->index_size - 40, 20) != 0) goto refuse;
     return 0;
 refuse:
@@ -166,7 +162,7 @@ static uint64_t find_in_pack(const pack_file *pack, const unsigned char *id) {
         uint32_t middle = low + (high - low) / 2;
         int order = memcmp(pack->ids + (size_t)middle * 20, id, 20);
         if (order == 0) {
-            uint32_t offset = be32(pack->offsets + (size_t)middle * 4);
+            uint32_t offset = cohort_be32(pack->offsets + (size_t)middle * 4);
             uint64_t place = offset;
             if (offset & 0x80000000u) {
                 uint64_t slot = offset & 0x7fffffffu;
@@ -194,42 +190,20 @@ static int find(const pack_reader *reader, const unsigned char *id, size_t *pack
 
 static int read_entry_header(const pack_reader *reader, size_t pack_number, uint64_t offset, pack_entry_header *header) {
     const pack_file *pack = &reader->packs[pack_number];
-    uint64_t end = pack->pack_size - 20, at = offset;
-    if (at < 12 || at >= end) return -1;
-    unsigned char byte = pack->pack[at++];
-    header->kind = (byte >> 4) & 7;
-    header->size = byte & 15;
+    uint64_t end = pack->pack_size - 20;
+    if (offset < 12 || offset >= end) return -1;
+    cohort_pack_entry_header read;
+    size_t length = cohort_pack_entry_header_read(pack->pack + offset, pack->pack + end, offset, &read);
+    if (length == 0 || offset + length >= end) return -1;
+    header->kind = read.kind;
+    header->size = read.size;
     header->pack = pack_number;
     header->offset = offset;
-    int shift = 4;
-    while (byte & 0x80) {
-        if (at >= end || shift > 57) return -1;
-        byte = pack->pack[at++];
-        header->size |= (uint64_t)(byte & 0x7f) << shift;
-        shift += 7;
-    }
-    if (header->kind == 6) {
-        if (at >= end) return -1;
-        byte = pack->pack[at++];
-        uint64_t distance = byte & 0x7f;
-        while (byte & 0x80) {
-            if (at >= end || distance >= ((uint64_t)1 << 56)) return -1;
-            byte = pack->pack[at++];
-            distance = ((distance + 1) << 7) | (byte & 0x7f);
-        }
-        if (distance == 0 || distance > offset) return -1;
-        header->base = offset - distance;
-    } else if (header->kind == 7) {
-        if (end - at < 20) return -1;
-        // In the same pack only, as libgit2 reads it (index-pack --fix-thin puts a thin pack's bases there).
-        header->base = find_in_pack(pack, pack->pack + at);
-        if (header->base == 0) return -1;
-        at += 20;
-    } else if (header->kind < 1 || header->kind > 4) {
-        return -1;
-    }
-    if (at >= end) return -1;
-    header->data = at;
+    header->base = read.base_offset;
+    // A delta by id in the same pack only, as libgit2 reads it (index-pack --fix-thin puts a thin
+    // pack's bases there).
+    if (read.kind == 7 && (header->base = find_in_pack(pack, read.base_id)) == 0) return -1;
+    header->data = offset + length;
     return 0;
 }
 

@@ -8,10 +8,10 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <zlib.h>
-#include <openssl/sha.h>
+#include <openssl/evp.h>
 #include <git2/sys/odb_backend.h>
 #include "CGit2Shim.h"
-#include "PackDelta.h"
+#include "PackEntry.h"
 
 // A copy of the pack a fetch writes, read by another thread while libgit2 still indexes it. libgit2
 // takes a clone's whole pack in a fifth of its fetch and spends the rest resolving deltas on one core;
@@ -58,6 +58,7 @@ struct cohort_pack_tee {
     unsigned char *handed;     // an object handed on but not kept, freed by the next call
     uint32_t *by_id;           // kept entries by id: index + 1, 0 empty
     uint64_t id_salt, id_multiplier;   // the table's hash, random: ids are chosen by the server
+    EVP_MD_CTX *sha1;
     unsigned char *scratch;
     z_stream zlib;
     int zlib_ready;
@@ -109,6 +110,7 @@ void cohort_pack_tee_release(cohort_pack_tee *tee) {
     if (!tee || atomic_fetch_sub(&tee->references, 1) != 1) return;
     tee_let_go(tee);
     free(tee->scratch);
+    EVP_MD_CTX_free(tee->sha1);
     if (tee->zlib_ready) inflateEnd(&tee->zlib);
     pthread_cond_destroy(&tee->more);
     pthread_mutex_destroy(&tee->lock);
@@ -321,9 +323,6 @@ static tee_entry *tee_base(cohort_pack_tee *tee, uint64_t offset) {
     return NULL;
 }
 
-// The id git gives a kept object ("TYPE SIZE\0" and its bytes, SHA-1): only to find the base of a
-// delta by id among kept objects. A base found wrongly would only make a wrong object to hand on,
-// whose results nobody asks for: what is handed on decides nothing.
 // A slot for `id` under a multiply-shift hash keyed at random: a server that chooses its objects' ids
 // cannot crowd them into one run of slots.
 static size_t tee_slot(const cohort_pack_tee *tee, const unsigned char *id) {
@@ -332,6 +331,9 @@ static size_t tee_slot(const cohort_pack_tee *tee, const unsigned char *id) {
     return (size_t)(((value ^ tee->id_salt) * tee->id_multiplier) >> (64 - ID_SLOTS_BITS));
 }
 
+// Makes a kept object findable by its id ("TYPE SIZE\0" and its bytes, SHA-1): a delta by id finds
+// its base among kept objects by it. Plain SHA-1, not libgit2's collision-detecting one (which cost
+// the clone 2%): a base found wrongly would only make an object whose results nobody asks for.
 static void tee_remember(cohort_pack_tee *tee, size_t index) {
     tee_entry *entry = &tee->entries[index];
     if (!tee->by_id) {
@@ -342,13 +344,11 @@ static void tee_remember(cohort_pack_tee *tee, size_t index) {
         tee->id_multiplier = key[1] | 1;
     }
     if (index + 1 >= ((size_t)1 << ID_SLOTS_BITS) / 2) return;   // half full at most
+    if (!tee->sha1 && !(tee->sha1 = EVP_MD_CTX_new())) return;
     char header[32];
     int length = snprintf(header, sizeof(header), "%s %zu", entry->type == 1 ? "commit" : "blob", entry->size);
-    SHA_CTX context;
-    SHA1_Init(&context);
-    SHA1_Update(&context, header, (size_t)length + 1);
-    SHA1_Update(&context, entry->data, entry->size);
-    SHA1_Final(entry->id, &context);
+    if (EVP_DigestInit_ex(tee->sha1, EVP_sha1(), NULL) != 1 || EVP_DigestUpdate(tee->sha1, header, (size_t)length + 1) != 1 ||
+        EVP_DigestUpdate(tee->sha1, entry->data, entry->size) != 1 || EVP_DigestFinal_ex(tee->sha1, entry->id, NULL) != 1) return;
     size_t mask = ((size_t)1 << ID_SLOTS_BITS) - 1;
     for (size_t slot = tee_slot(tee, entry->id); ; slot = (slot + 1) & mask) {
         if (!tee->by_id[slot]) {
@@ -373,38 +373,16 @@ static int tee_read_entry(cohort_pack_tee *tee, int *type, const unsigned char *
     uint64_t offset = tee->position;
     size_t available = tee_wait(tee, offset, 32);
     if (available == 0) return -1;
-    const unsigned char *at = tee->room + offset, *end = at + (available < 32 ? available : 32);
-    unsigned char byte = *at++;
-    int kind = (byte >> 4) & 7;
-    uint64_t declared = byte & 15;
-    int shift = 4;
-    while (byte & 0x80) {
-        if (at >= end || shift > 57) return -1;
-        byte = *at++;
-        declared |= (uint64_t)(byte & 0x7f) << shift;
-        shift += 7;
-    }
+    const unsigned char *at = tee->room + offset;
+    cohort_pack_entry_header header;
+    size_t length = cohort_pack_entry_header_read(at, at + (available < 32 ? available : 32), offset, &header);
+    if (length == 0) return -1;
+    int kind = header.kind;
+    uint64_t declared = header.size;
     tee_entry *base = NULL;
-    if (kind == 6) {
-        if (at >= end) return -1;
-        byte = *at++;
-        uint64_t distance = byte & 0x7f;
-        while (byte & 0x80) {
-            if (at >= end || distance >= ((uint64_t)1 << 56)) return -1;
-            byte = *at++;
-            distance = ((distance + 1) << 7) | (byte & 0x7f);
-        }
-        if (distance == 0 || distance > offset) return -1;
-        base = tee_base(tee, offset - distance);
-        if (!base) return -1;
-    } else if (kind == 7) {
-        if (end - at < 20) return -1;
-        base = tee_find(tee, at);   // a base not kept (or not yet read) leaves the delta unread
-        at += 20;
-    } else if (kind < 1 || kind > 4) {
-        return -1;
-    }
-    tee->position = (size_t)(at - tee->room);
+    if (kind == 6 && !(base = tee_base(tee, header.base_offset))) return -1;
+    if (kind == 7) base = tee_find(tee, header.base_id);   // a base not kept (or not yet read) leaves the delta unread
+    tee->position = offset + length;
     int final = kind >= 6 ? (base ? base->type : 0) : kind;
     int wanted = (final == 1 || final == 3) && (kind < 6 || base->data) && declared <= KEPT_OBJECT_LIMIT;
     unsigned char *inflated = NULL;
@@ -414,14 +392,14 @@ static int tee_read_entry(cohort_pack_tee *tee, int *type, const unsigned char *
         return -1;
     }
     unsigned char *object = inflated;
-    uint64_t length = declared;
+    uint64_t size_made = declared;
     if (inflated && kind >= 6) {
         const unsigned char *delta = inflated, *delta_end = inflated + declared;
         uint64_t source;
         object = NULL;
-        if (cohort_delta_size(&delta, delta_end, &source) == 0 && cohort_delta_size(&delta, delta_end, &length) == 0 &&
-            length <= KEPT_OBJECT_LIMIT && (object = malloc(length ? length : 1)) != NULL &&
-            cohort_apply_delta(base->data, base->size, inflated, (size_t)declared, object, (size_t)length) != 0) {
+        if (cohort_delta_size(&delta, delta_end, &source) == 0 && cohort_delta_size(&delta, delta_end, &size_made) == 0 &&
+            size_made <= KEPT_OBJECT_LIMIT && (object = malloc(size_made ? size_made : 1)) != NULL &&
+            cohort_apply_delta(base->data, base->size, inflated, (size_t)declared, object, (size_t)size_made) != 0) {
             free(object);
             object = NULL;
         }
@@ -443,17 +421,17 @@ static int tee_read_entry(cohort_pack_tee *tee, int *type, const unsigned char *
     entry->data = NULL;
     entry->size = 0;
     if (!object) return 0;
-    if (tee->kept_bytes + length + KEPT_OVERHEAD <= KEPT_BYTES) {
+    if (tee->kept_bytes + size_made + KEPT_OVERHEAD <= KEPT_BYTES) {
         entry->data = object;
-        entry->size = (size_t)length;
-        tee->kept_bytes += (size_t)length + KEPT_OVERHEAD;
+        entry->size = (size_t)size_made;
+        tee->kept_bytes += (size_t)size_made + KEPT_OVERHEAD;
         tee_remember(tee, tee->entry_count - 1);
     } else {
         tee->handed = object;
     }
     *type = final;
     *data = object;
-    *size = (size_t)length;
+    *size = (size_t)size_made;
     return 1;
 }
 
@@ -464,9 +442,8 @@ int cohort_pack_tee_next(cohort_pack_tee *tee, int *type, const unsigned char **
     if (!tee->begun) {
         if (tee_wait(tee, 0, 12) < 12) return 0;
         const unsigned char *header = tee->room;
-        uint32_t version = (uint32_t)header[4] << 24 | (uint32_t)header[5] << 16 | (uint32_t)header[6] << 8 | header[7];
+        uint32_t version = cohort_be32(header + 4), count = cohort_be32(header + 8);
         if (memcmp(header, "PACK", 4) != 0 || (version != 2 && version != 3)) return 0;
-        uint32_t count = (uint32_t)header[8] << 24 | (uint32_t)header[9] << 16 | (uint32_t)header[10] << 8 | header[11];
         tee->remaining = count < ENTRY_LIMIT ? count : ENTRY_LIMIT;
         tee->position = 12;
         tee->begun = 1;

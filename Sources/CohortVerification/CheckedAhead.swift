@@ -23,8 +23,8 @@ enum CheckedAhead {
     private static let users = Atomic<Int>(0)
     /// Results the verifier found here rather than computed (for tests).
     static let hits = Atomic<Int>(0)
-    private static let signers = Mutex<[SHA256Digest: CommitSigner]>([:])
-    private static let notices = Mutex<(bytes: Int, opened: [SHA256Digest: Opened<Notice>])>((0, [:]))
+    private static let signers = Kept<CommitSigner>(limit: signerLimit)
+    private static let notices = Kept<Opened<Notice>>(limit: noticeByteLimit)
 
     /// One more user: until it ends, the verifier in this process looks here first.
     static func begin() {
@@ -34,8 +34,8 @@ enum CheckedAhead {
     /// One user fewer; the last empties the memo.
     static func end() {
         guard users.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 else { return }
-        signers.withLock { $0.removeAll() }
-        notices.withLock { $0 = (0, [:]) }
+        signers.removeAll()
+        notices.removeAll()
     }
 
     private static var active: Bool { users.load(ordering: .sequentiallyConsistent) > 0 }
@@ -43,63 +43,76 @@ enum CheckedAhead {
     /// `compute(commit)`, or what it returned before for a commit of the same signature, signed bytes
     /// and message.
     static func signer(of commit: Commit, _ compute: (Commit) throws -> CommitSigner) throws -> CommitSigner {
-        guard active, let key = key(of: commit) else { return try compute(commit) }
-        if let known = signers.withLock({ $0[key] }) {
-            hits.add(1, ordering: .relaxed)
-            return known
-        }
-        return try compute(commit)
+        guard active, let key = key(of: commit), let known = signers.value(for: key) else { return try compute(commit) }
+        hits.add(1, ordering: .relaxed)
+        return known
     }
 
     /// Computes the signer of `commit` and keeps it: true when kept, false when there is nothing to
     /// keep (known already, or a failure), nil once the memo is full.
     static func keepSigner(of commit: Commit, _ compute: (Commit) throws -> CommitSigner) -> Bool? {
         guard let key = key(of: commit) else { return false }
-        let (known, full) = signers.withLock { ($0[key] != nil, $0.count >= signerLimit) }
-        if full { return nil }
-        guard !known, let signer = try? compute(commit) else { return false }
-        return signers.withLock {
-            guard $0.count < signerLimit else { return nil }
-            $0[key] = signer
-            return true
-        }
+        return signers.keep(key, weight: 1) { try compute(commit) }
     }
 
     /// `compute(file)`, or what it returned before for the same file.
     static func notice(_ file: Data, _ compute: (Data) throws -> Opened<Notice>) throws -> Opened<Notice> {
-        guard active else { return try compute(file) }
-        let key = SHA256.hash(data: file)
-        if let known = notices.withLock({ $0.opened[key] }) {
-            hits.add(1, ordering: .relaxed)
-            return known
-        }
-        return try compute(file)
+        guard active, let known = notices.value(for: SHA256.hash(data: file)) else { return try compute(file) }
+        hits.add(1, ordering: .relaxed)
+        return known
     }
 
     /// Opens `file` as a notice and keeps it, answering as `keepSigner` does.
     static func keepNotice(_ file: Data, _ compute: (Data) throws -> Opened<Notice>) -> Bool? {
-        let key = SHA256.hash(data: file)
-        let (known, full) = notices.withLock { ($0.opened[key] != nil, $0.bytes + file.count > noticeByteLimit) }
-        if full { return nil }
-        guard !known, let opened = try? compute(file) else { return false }
-        return notices.withLock {
-            guard $0.bytes + file.count <= noticeByteLimit else { return nil }
-            $0.bytes += file.count
-            $0.opened[key] = opened
-            return true
-        }
+        notices.keep(SHA256.hash(data: file), weight: file.count) { try compute(file) }
     }
 
-    /// Every input `CommitPreparation.signer` reads: the armored signature, the bytes it signs and the
-    /// message, each with its length. nil for an unsigned commit (its refusal is not kept).
+    /// Every input `CommitPreparation.checkedSigner` reads: the armored signature, the bytes it signs
+    /// and the message, each with its length. nil for an unsigned commit (its refusal is not kept).
     private static func key(of commit: Commit) -> SHA256Digest? {
         guard let signature = commit.signature else { return nil }
         var hash = SHA256()
-        for part in [Data(signature.armored.utf8), signature.signedData, Data(commit.message.utf8)] {
-            withUnsafeBytes(of: UInt64(part.count).bigEndian) { hash.update(bufferPointer: $0) }
-            hash.update(data: part)
+        func add(_ bytes: UnsafeRawBufferPointer) {
+            withUnsafeBytes(of: UInt64(bytes.count).bigEndian) { hash.update(bufferPointer: $0) }
+            hash.update(bufferPointer: bytes)
         }
+        var (armored, message) = (signature.armored, commit.message)
+        armored.withUTF8 { add(UnsafeRawBufferPointer($0)) }
+        signature.signedData.withUnsafeBytes { add($0) }
+        message.withUTF8 { add(UnsafeRawBufferPointer($0)) }
         return hash.finalize()
+    }
+
+    /// Results kept by the SHA-256 of their inputs up to a total weight; once full, nothing more is kept.
+    private final class Kept<Value: Sendable>: Sendable {
+        private let storage = Mutex<(weight: Int, values: [SHA256Digest: Value])>((0, [:]))
+        private let limit: Int
+
+        init(limit: Int) {
+            self.limit = limit
+        }
+
+        func value(for key: SHA256Digest) -> Value? {
+            storage.withLock { $0.values[key] }
+        }
+
+        /// Computes the value for `key` and keeps it: true when kept, false when there is nothing to
+        /// keep (known already, or `compute` failed), nil once full.
+        func keep(_ key: SHA256Digest, weight: Int, _ compute: () throws -> Value) -> Bool? {
+            let (known, full) = storage.withLock { ($0.values[key] != nil, $0.weight + weight > limit) }
+            if full { return nil }
+            guard !known, let value = try? compute() else { return false }
+            return storage.withLock {
+                guard $0.weight + weight <= limit else { return nil }
+                $0.weight += weight
+                $0.values[key] = value
+                return true
+            }
+        }
+
+        func removeAll() {
+            storage.withLock { $0 = (0, [:]) }
+        }
     }
 }
 

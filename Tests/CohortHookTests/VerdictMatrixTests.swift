@@ -13,7 +13,8 @@ import Testing
 /// commit`), must get one verdict everywhere: the hook refuses it and the ref stays (run as
 /// `cohort-hook` and as `cohort hook pre-receive`, with the same lines), an incremental
 /// `cohort verify` after remembered runs refuses it, a fresh verify refuses it, and `cohort clone` of
-/// the history refuses it and leaves nothing behind.
+/// the history, from the folder and through file:// (a fetched pack, checked ahead while it is
+/// indexed), refuses it and leaves nothing behind.
 @Suite struct VerdictMatrixTests {
     /// Asserts the one verdict for `attack` (on `attacker`'s branch, built on `good`, which verified).
     func expectOneVerdict(_ server: HookServer, _ attacker: Workspace, home: IdentityHome, attack: ObjectID, good: ObjectID,
@@ -31,13 +32,16 @@ import Testing
         try server.use(.cohortAlone)
         #expect(try server.expectRefused(attacker, code.rawValue, at: commit, sourceLocation: sourceLocation) == refused, sourceLocation: sourceLocation)
         try server.use(.cohortHook)
-        // `cohort clone` of the history: refused, nothing left.
-        let target = server.scenario.temp.path("clone-\(UUID().uuidString.prefix(8))")
-        let cloned = try run(cohortBinary.path, ["clone", attacker.directory.path, target.path], in: server.scenario.temp.url,
-                             environment: ["COHORT_HOME": home.directory.path])
-        #expect(cloned.status != 0, "cohort clone accepted the history", sourceLocation: sourceLocation)
-        #expect(cloned.stderr.contains(code.rawValue), "\(cloned.stderr)", sourceLocation: sourceLocation)
-        #expect(!FileManager.default.fileExists(atPath: target.path), "the refused clone was left behind", sourceLocation: sourceLocation)
+        // `cohort clone` of the history: refused, nothing left. From the folder (objects copied) and
+        // through file:// (a pack fetched, read by the early checks while libgit2 indexes it).
+        for source in [attacker.directory.path, "file://" + attacker.directory.path] {
+            let target = server.scenario.temp.path("clone-\(UUID().uuidString.prefix(8))")
+            let cloned = try run(cohortBinary.path, ["clone", source, target.path], in: server.scenario.temp.url,
+                                 environment: ["COHORT_HOME": home.directory.path])
+            #expect(cloned.status != 0, "cohort clone of \(source) accepted the history", sourceLocation: sourceLocation)
+            #expect(cloned.stderr.contains(code.rawValue), "\(cloned.stderr)", sourceLocation: sourceLocation)
+            #expect(!FileManager.default.fileExists(atPath: target.path), "the refused clone was left behind", sourceLocation: sourceLocation)
+        }
     }
 
     /// The attack forced onto the server's `main` past the hook (as a careless admin or a broken forge

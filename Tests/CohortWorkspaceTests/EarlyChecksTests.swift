@@ -26,10 +26,15 @@ import Testing
         return scenario
     }
 
-    private func packBytes(in folder: URL) throws -> Data {
+    /// The one pack of the repository at `folder`.
+    private func packFile(in folder: URL) throws -> URL {
         let packs = folder.appendingPathComponent(".git/objects/pack")
         let name = try #require(try FileManager.default.contentsOfDirectory(atPath: packs.path).first { $0.hasSuffix(".pack") })
-        return try Data(contentsOf: packs.appendingPathComponent(name))
+        return packs.appendingPathComponent(name)
+    }
+
+    private func packBytes(in folder: URL) throws -> Data {
+        try Data(contentsOf: packFile(in: folder))
     }
 
     /// Every commit and blob of the repository, by kind, as libgit2 reads them.
@@ -66,9 +71,9 @@ import Testing
         let pack = try packBytes(in: folder)
         let expected = try commitsAndBlobs(in: scenario.owner.repository, folder: folder)
         #expect(expected.count > 80)
-        let verified = try run("/usr/bin/git", ["verify-pack", "-v", folder.appendingPathComponent(".git/objects/pack").path + "/" + (try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(".git/objects/pack").path).first { $0.hasSuffix(".idx") } ?? "")], in: folder)
-        #expect(verified.stdout.split(separator: "\n").filter { $0.split(separator: " ", omittingEmptySubsequences: true).count == 7 }.count > 40,
-                "the pack holds deltas")
+        let listed = try run("/usr/bin/git", ["verify-pack", "-v", packFile(in: folder).path], in: folder)
+        let deltas = listed.stdout.split(separator: "\n").filter { $0.split(separator: " ", omittingEmptySubsequences: true).count == 7 }
+        #expect(deltas.count > 40, "the pack holds deltas")
         // Whole, byte by byte, and in pieces that split headers and streams anywhere.
         for sizes in [[pack.count], [1], [7, 4093, 13], [65536]] {
             #expect(handedOn(pack, pieces: sizes) == expected, "pieces \(sizes)")

@@ -1,6 +1,43 @@
 #include <stdint.h>
 #include <string.h>
-#include "PackDelta.h"
+#include "PackEntry.h"
+
+size_t cohort_pack_entry_header_read(const unsigned char *at, const unsigned char *end, uint64_t offset,
+                                     cohort_pack_entry_header *header) {
+    const unsigned char *start = at;
+    if (at >= end) return 0;
+    unsigned char byte = *at++;
+    header->kind = (byte >> 4) & 7;
+    header->size = byte & 15;
+    header->base_offset = 0;
+    header->base_id = NULL;
+    int shift = 4;
+    while (byte & 0x80) {
+        if (at >= end || shift > 57) return 0;
+        byte = *at++;
+        header->size |= (uint64_t)(byte & 0x7f) << shift;
+        shift += 7;
+    }
+    if (header->kind == 6) {
+        if (at >= end) return 0;
+        byte = *at++;
+        uint64_t distance = byte & 0x7f;
+        while (byte & 0x80) {
+            if (at >= end || distance >= ((uint64_t)1 << 56)) return 0;
+            byte = *at++;
+            distance = ((distance + 1) << 7) | (byte & 0x7f);
+        }
+        if (distance == 0 || distance > offset) return 0;
+        header->base_offset = offset - distance;
+    } else if (header->kind == 7) {
+        if (end - at < 20) return 0;
+        header->base_id = at;
+        at += 20;
+    } else if (header->kind < 1 || header->kind > 4) {
+        return 0;
+    }
+    return (size_t)(at - start);
+}
 
 // One of a delta's two sizes at its start (base, then result): a little-endian base-128 number.
 int cohort_delta_size(const unsigned char **at, const unsigned char *end, uint64_t *size) {
