@@ -202,19 +202,16 @@ extension Repository {
         try withTree(old, memo: memo) { oldTree in
             try withTree(new, memo: memo) { newTree in
                 for pair in try Self.differences(oldTree, newTree, prefix: prefix) where pair.new_index >= 0 {
-                    guard let after = git_tree_entry_byindex(newTree, Int(pair.new_index)) else { break }
+                    guard let after = newTree?[Int(pair.new_index)] else { break }
                     var previous: ObjectID?
-                    if pair.old_index >= 0, let before = git_tree_entry_byindex(oldTree, Int(pair.old_index)),
-                       git_tree_entry_type(before) == GIT_OBJECT_TREE {
-                        previous = ObjectID(git_tree_entry_id(before))
+                    if pair.old_index >= 0, let before = oldTree?[Int(pair.old_index)], before.type == GIT_OBJECT_TREE {
+                        previous = before.id
                     }
-                    let name = String(decoding: UnsafeRawBufferPointer(start: git_tree_entry_name(after),
-                                                                        count: strlen(git_tree_entry_name(after))), as: UTF8.self)
+                    let name = after.name
                     let path = prefix + name
-                    let mode = git_tree_entry_filemode(after).rawValue
-                    try GitPath.check(component: name, mode: mode, path: path)
-                    if git_tree_entry_type(after) == GIT_OBJECT_TREE, name != skipping {
-                        subtrees.append((previous, ObjectID(git_tree_entry_id(after)), path + "/"))
+                    try GitPath.check(component: name, mode: after.filemode, path: path)
+                    if after.type == GIT_OBJECT_TREE, name != skipping {
+                        subtrees.append((previous, after.id, path + "/"))
                     }
                 }
             }
@@ -222,52 +219,5 @@ extension Repository {
         for (old, new, path) in subtrees {
             try checkNewPaths(from: old, to: new, prefix: path, depth: depth + 1, maxDepth: maxDepth, memo: memo)
         }
-    }
-}
-
-/// Trees kept parsed between calls, on one thread: the path rules read every folder a commit changes
-/// and the same folder in its parent, which the commit before it read as its own. Holds the last
-/// `capacity` trees.
-public final class TreeMemo {
-    private var trees: [ObjectID: OpaquePointer] = [:]
-    private var order: [ObjectID] = []
-    private let capacity: Int
-
-    public init(capacity: Int = 16) {
-        self.capacity = capacity
-    }
-
-    deinit {
-        for tree in trees.values { git_tree_free(tree) }
-    }
-
-    /// The last commits read on this thread, with their trees: the next commit's parent is usually one.
-    private var commitTrees: [ObjectID: ObjectID] = [:]
-
-    /// Remembers that commit `commit` has tree `tree`.
-    public func note(commit: ObjectID, tree: ObjectID) {
-        if commitTrees.count >= capacity { commitTrees.removeAll(keepingCapacity: true) }
-        commitTrees[commit] = tree
-    }
-
-    /// The tree of commit `commit`, from memory or read.
-    public func tree(ofCommit commit: ObjectID, in repository: Repository) throws -> ObjectID {
-        if let known = commitTrees[commit] { return known }
-        return try repository.tree(ofCommit: commit)
-    }
-
-    func tree(_ id: ObjectID, in repository: Repository) throws -> OpaquePointer? {
-        if let known = trees[id] { return known }
-        var tree: OpaquePointer?
-        var oid = id.raw
-        try check(git_tree_lookup(&tree, repository.pointer, &oid), "cannot read tree \(id.hex)")
-        guard let tree else { return nil }
-        trees[id] = tree
-        order.append(id)
-        if order.count > capacity {
-            let oldest = order.removeFirst()
-            if let evicted = trees.removeValue(forKey: oldest) { git_tree_free(evicted) }
-        }
-        return tree
     }
 }

@@ -14,6 +14,11 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         raw = pointer.pointee
     }
 
+    /// The id whose 20 bytes start at `bytes`.
+    init(bytes: UnsafePointer<UInt8>) {
+        raw = UnsafeRawPointer(bytes).loadUnaligned(as: git_oid.self)
+    }
+
     /// Parses 40 hex digits.
     public init(hex: String) throws {
         var oid = git_oid()

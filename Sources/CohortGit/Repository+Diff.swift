@@ -106,17 +106,15 @@ extension Repository {
             try withTree(new, memo: walk.memo) { newTree in
                 // Swift strings only for what changed.
                 for pair in try Self.differences(oldTree, newTree, prefix: prefix) {
-                    let before = pair.old_index >= 0 ? git_tree_entry_byindex(oldTree, Int(pair.old_index)) : nil
-                    let after = pair.new_index >= 0 ? git_tree_entry_byindex(newTree, Int(pair.new_index)) : nil
+                    let before = pair.old_index >= 0 ? oldTree?[Int(pair.old_index)] : nil
+                    let after = pair.new_index >= 0 ? newTree?[Int(pair.new_index)] : nil
                     if let before, let after {
-                        let path = prefix + String(cString: git_tree_entry_name(after))
-                        if git_tree_entry_type(after) == GIT_OBJECT_TREE {
-                            try collectChanges(from: ObjectID(git_tree_entry_id(before)), to: ObjectID(git_tree_entry_id(after)),
-                                               prefix: path + "/", depth: depth + 1, walk: &walk, into: &changes)
+                        let path = prefix + after.name
+                        if after.type == GIT_OBJECT_TREE {
+                            try collectChanges(from: before.id, to: after.id, prefix: path + "/", depth: depth + 1, walk: &walk, into: &changes)
                         } else {
-                            try walk.record(Change(kind: .modified, oldPath: path, newPath: path,
-                                                   oldID: ObjectID(git_tree_entry_id(before)), newID: ObjectID(git_tree_entry_id(after)),
-                                                   newMode: git_tree_entry_filemode(after).rawValue), into: &changes)
+                            try walk.record(Change(kind: .modified, oldPath: path, newPath: path, oldID: before.id, newID: after.id,
+                                                   newMode: after.filemode), into: &changes)
                         }
                     } else if let before {
                         try entryChange(before, added: false, prefix: prefix, depth: depth, walk: &walk, into: &changes)
@@ -134,49 +132,29 @@ extension Repository {
     /// Refuses (`E_NOT_PERMITTED`) a new tree that names an entry twice or out of git's order, as
     /// git's fsck does: the walk side by side relies on that order, and checkouts write such a tree
     /// differently or not at all. `prefix` is the tree's path, for the error.
-    static func differences(_ old: OpaquePointer?, _ new: OpaquePointer?, prefix: String) throws -> [cohort_tree_pair] {
-        let capacity = (old.map { git_tree_entrycount($0) } ?? 0) + (new.map { git_tree_entrycount($0) } ?? 0)
-        guard capacity > 0 else { return [] }
-        let pairs = [cohort_tree_pair](unsafeUninitializedCapacity: capacity) { buffer, count in
-            count = min(cohort_tree_differences(old, new, buffer.baseAddress, capacity), capacity)
-        }
+    static func differences(_ old: ParsedTree?, _ new: ParsedTree?, prefix: String) throws -> [cohort_tree_pair] {
+        let pairs = ParsedTree.differences(old, new)
         // The old tree was checked when it came in. A new tree whose every entry the walk paired with
         // an old one of the same name and kind lists them in the old tree's order, once each: only a
         // tree with an entry of its own is looked through.
-        if let new, pairs.contains(where: { $0.old_index < 0 }), case let index = cohort_tree_misordered_entry(new), index >= 0,
-           let entry = git_tree_entry_byindex(new, Int(index)) {
-            let name = String(cString: git_tree_entry_name(entry))
-            throw CohortError(.notPermitted, "the folder '\(prefix.isEmpty ? "/" : GitPath.shown(prefix))' names '\(GitPath.shown(name))' twice or out of git's order",
+        if let new, pairs.contains(where: { $0.old_index < 0 }), let index = new.misorderedEntry {
+            throw CohortError(.notPermitted, "the folder '\(prefix.isEmpty ? "/" : GitPath.shown(prefix))' names '\(GitPath.shown(new[index].name))' twice or out of git's order",
                               hint: "git's fsck refuses such a folder: commit it again with git or cohort, which write folders in order")
         }
         return pairs
     }
 
     /// A whole entry added or deleted: a blob, or every blob below a tree.
-    private func entryChange(_ entry: OpaquePointer, added: Bool, prefix: String, depth: Int, walk: inout TreeWalk, into changes: inout [Change]) throws {
-        let path = prefix + String(cString: git_tree_entry_name(entry))
-        let id = ObjectID(git_tree_entry_id(entry))
-        if git_tree_entry_type(entry) == GIT_OBJECT_TREE {
+    private func entryChange(_ entry: UnsafePointer<cohort_tree_entry>, added: Bool, prefix: String, depth: Int, walk: inout TreeWalk,
+                             into changes: inout [Change]) throws {
+        let path = prefix + entry.name
+        let id = entry.id
+        if entry.type == GIT_OBJECT_TREE {
             try collectChanges(from: added ? nil : id, to: added ? id : nil, prefix: path + "/", depth: depth + 1, walk: &walk, into: &changes)
         } else if added {
-            try walk.record(Change(kind: .added, oldPath: nil, newPath: path, oldID: nil, newID: id, newMode: git_tree_entry_filemode(entry).rawValue),
-                            into: &changes)
+            try walk.record(Change(kind: .added, oldPath: nil, newPath: path, oldID: nil, newID: id, newMode: entry.filemode), into: &changes)
         } else {
             try walk.record(Change(kind: .deleted, oldPath: path, newPath: nil, oldID: id, newID: nil), into: &changes)
         }
-    }
-
-    /// The tree `id` (nil: none), kept parsed in `memo` when there is one. The tree is held for the
-    /// whole of `body`, also when `body` reads other trees through the same memo and this one is
-    /// evicted from it meanwhile (walks recurse inside their trees' bodies).
-    func withTree<T>(_ id: ObjectID?, memo: TreeMemo?, _ body: (OpaquePointer?) throws -> T) throws -> T {
-        guard let id else { return try body(nil) }
-        guard let memo else { return try withTree(id, body) }
-        var held: OpaquePointer?
-        guard let tree = try memo.tree(id, in: self), git_object_dup(&held, tree) == 0 else {
-            throw CohortError(.git, "cannot read tree \(id.hex)")
-        }
-        defer { git_object_free(held) }
-        return try body(held)
     }
 }

@@ -73,13 +73,14 @@ extension Repository {
         options.flags = GIT_MERGE_FIND_RENAMES.rawValue
         options.file_favor = GIT_MERGE_FILE_FAVOR_NORMAL
         var index: OpaquePointer?
-        try withTree(ancestor, memo: nil) { base in
+        func merge(from base: OpaquePointer?) throws {
             try withTree(ours) { ourTree in
                 try withTree(theirs) { theirTree in
                     try check(git_merge_trees(&index, pointer, base, ourTree, theirTree, &options), "cannot merge")
                 }
             }
         }
+        if let ancestor { try withTree(ancestor) { try merge(from: $0) } } else { try merge(from: nil) }
         defer { git_index_free(index) }
         let conflicts = try Self.conflicts(of: index)
         for conflict in conflicts {

@@ -99,8 +99,10 @@ extension Repository {
 
     /// The entries of tree `tree`, in git's order.
     public func entries(ofTree tree: ObjectID, memo: TreeMemo? = nil) throws -> [TreeEntry] {
-        try withTree(tree, memo: memo) { treePointer in
-            (0..<git_tree_entrycount(treePointer)).compactMap { Self.treeEntry(git_tree_entry_byindex(treePointer, $0)) }
+        try withTree(tree, memo: memo) { parsed in
+            (0..<(parsed?.count ?? 0)).compactMap { index in
+                parsed.map { TreeEntry(name: $0[index].name, id: $0[index].id, mode: $0[index].filemode) }
+            }
         }
     }
 

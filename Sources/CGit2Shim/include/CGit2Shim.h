@@ -97,6 +97,50 @@ int cohort_batch_new(git_odb_backend **out, const char *pack_directory);
 /// directory, then forgets them. Nothing is forgotten when writing fails.
 int cohort_batch_flush(git_odb_backend *batch);
 
+/// A tree read and parsed by Cohort (`TreeReader.c`): its entries in the tree's order.
+typedef struct cohort_tree cohort_tree;
+
+/// One entry of a `cohort_tree`, pointing into the tree's bytes (valid while the tree is).
+typedef struct {
+    /// The name, `name_length` bytes followed by a zero byte.
+    const char *name;
+    /// The id's 20 bytes.
+    const unsigned char *id;
+    uint16_t name_length;
+    /// The mode as the tree spells it (libgit2's `git_tree_entry_filemode_raw`).
+    uint16_t mode;
+} cohort_tree_entry;
+
+/// Reads tree `id`: in one pass over its bytes when it is in git's usual form, otherwise through
+/// libgit2, which then reads it (or refuses it, with its error) as it always does. 0 or a libgit2 error.
+int cohort_tree_read(cohort_tree **out, git_repository *repository, const git_oid *id);
+void cohort_tree_free(cohort_tree *tree);
+/// The number of entries (0 for NULL).
+size_t cohort_tree_count(const cohort_tree *tree);
+/// Entry `index`, or NULL past the end.
+const cohort_tree_entry *cohort_tree_entry_at(const cohort_tree *tree, size_t index);
+
+/// Whether the entry is a folder, as libgit2 tells (`git_tree_entry__is_tree`).
+static inline int cohort_tree_entry_is_tree(const cohort_tree_entry *entry) {
+    return (entry->mode & 0170000) == 0040000;
+}
+
+/// The entry's object type, as `git_tree_entry_type` gives it.
+static inline git_object_t cohort_tree_entry_type(const cohort_tree_entry *entry) {
+    if ((entry->mode & 0170000) == 0160000) return GIT_OBJECT_COMMIT;
+    return cohort_tree_entry_is_tree(entry) ? GIT_OBJECT_TREE : GIT_OBJECT_BLOB;
+}
+
+/// The entry's mode as `git_tree_entry_filemode` gives it (one of git's six).
+static inline git_filemode_t cohort_tree_entry_filemode(const cohort_tree_entry *entry) {
+    uint32_t type = entry->mode & 0170000;
+    if (type == 0040000) return GIT_FILEMODE_TREE;
+    if (entry->mode & 0100) return GIT_FILEMODE_BLOB_EXECUTABLE;
+    if (type == 0160000) return GIT_FILEMODE_COMMIT;
+    if (type == 0120000) return GIT_FILEMODE_LINK;
+    return GIT_FILEMODE_BLOB;
+}
+
 /// One place where two trees differ: the entry's index in the old tree and in the new one, -1 where
 /// that tree has no entry of the name.
 typedef struct {
@@ -108,12 +152,12 @@ typedef struct {
 /// place they differ into `pairs`: an entry in one tree only, or in both with another id or mode.
 /// Returns how many there are; only the first `capacity` are written (the sum of both trees' entry
 /// counts is always enough).
-size_t cohort_tree_differences(const git_tree *old, const git_tree *new, cohort_tree_pair *pairs, size_t capacity);
+size_t cohort_tree_differences(const cohort_tree *old, const cohort_tree *new, cohort_tree_pair *pairs, size_t capacity);
 
 /// The index of the first entry of `tree` that does not come strictly after the one before it in
 /// git's order (names compared bytewise, a folder's as if it ended in '/'), or that names a file
 /// before it again as a folder; -1 when every entry is in order and named once. git's fsck refuses
 /// such trees (`treeNotSorted`, `duplicateEntries`), and libgit2 reads them without complaint.
-int64_t cohort_tree_misordered_entry(const git_tree *tree);
+int64_t cohort_tree_misordered_entry(const cohort_tree *tree);
 
 #endif
