@@ -32,6 +32,7 @@
 #define CACHE_ALL_BYTES ((size_t)128 << 20)     // and all readers of the process together
 #define CACHE_ENTRY_BYTES ((size_t)1 << 20)     // as libgit2's own cache of bases
 #define DELTA_HEADER_BYTES ((uint64_t)1 << 20)  // a delta read whole for its size (larger: libgit2)
+#define TOP_DELTA_BYTES ((uint64_t)64 << 10)    // a delta inflated once for its result's size and its use
 // What one read may inflate and rebuild, bases and deltas together, past what it returns: git's
 // pack-objects never makes a delta much smaller than its base, so only a pack built to make every read
 // inflate one huge base again goes past it. That pack is left to libgit2, which reads it (or not) as it
@@ -315,6 +316,7 @@ static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset,
     git_object_t type = GIT_OBJECT_INVALID;
     uint64_t place = offset;
     uint64_t budget = 0, spent = 0;
+    unsigned char *top = NULL;  // the first delta's instructions, when inflated for its size
     for (;;) {
         const cached_base *cached = cache_find(reader, pack_number, place);
         if (cached && depth == 0) {
@@ -367,8 +369,17 @@ static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset,
             capacity *= 2;
         }
         if (depth == 0) {
-            uint64_t result_size;
-            if (delta_result_size(reader, &header, &result_size) != 0 || result_size > max_size) goto done;
+            uint64_t result_size, source;
+            if (header.size <= TOP_DELTA_BYTES) {
+                // Inflated whole once: for the size of its result now, for its instructions last.
+                top = malloc(header.size ? (size_t)header.size : 1);
+                const unsigned char *at = top;
+                if (!top || inflate_exactly(reader, &header, top, (size_t)header.size) != 0 ||
+                    cohort_delta_size(&at, top + header.size, &source) != 0 || cohort_delta_size(&at, top + header.size, &result_size) != 0) goto done;
+            } else if (delta_result_size(reader, &header, &result_size) != 0) {
+                goto done;
+            }
+            if (result_size > max_size) goto done;
             budget = READ_BUDGET + READ_BUDGET_FACTOR * result_size;
         }
         deltas[depth++] = header;
@@ -378,14 +389,18 @@ static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset,
         pack_entry_header *delta = &deltas[--depth];
         spent += delta->size;
         if (spent > budget) goto done;
-        unsigned char *instructions = malloc(delta->size ? (size_t)delta->size : 1);
-        if (!instructions) goto done;
+        unsigned char *instructions = depth == 0 ? top : NULL;
+        top = NULL;
+        if (!instructions) {
+            instructions = malloc(delta->size ? (size_t)delta->size : 1);
+            if (!instructions) goto done;
+            if (inflate_exactly(reader, delta, instructions, (size_t)delta->size) != 0) {
+                free(instructions);
+                goto done;
+            }
+        }
         uint64_t size;
         const unsigned char *at = NULL;
-        if (inflate_exactly(reader, delta, instructions, (size_t)delta->size) != 0) {
-            free(instructions);
-            goto done;
-        }
         at = instructions;
         uint64_t source;
         if (cohort_delta_size(&at, instructions + delta->size, &source) != 0 || cohort_delta_size(&at, instructions + delta->size, &size) != 0 ||
@@ -418,6 +433,7 @@ static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset,
         cache_keep(reader, delta->pack, delta->offset, target, base_size, type);
     }
 done:
+    free(top);
     if (base_owned) free(base);
     if (deltas != chain) free(deltas);
     return result;
