@@ -78,20 +78,19 @@ extension Workspace {
         }
         do {
             // Files are written only once the history is verified: a path git refuses, or anything
-            // else the rules forbid, never reaches the disk. While libgit2 indexes the pack, another
-            // core checks the signatures in it ahead of the verification (`EarlyChecks`).
+            // else the rules forbid, never reaches the disk. While libgit2 indexes the pack, and then
+            // while this thread lists the history it fetched, another core checks the signatures in
+            // the pack ahead of the verification (`EarlyChecks`); it stops where the verification's
+            // own threads start.
             let tee = PackTee()
             let early = tee.map { EarlyChecks(reading: $0) }
-            let repository: Repository
-            do {
-                defer { early?.finish() }
-                repository = try Repository.clone(from: url, into: directory, checkout: false, callbacks: callbacks, tee: tee)
-            }
+            let repository = try Repository.clone(from: url, into: directory, checkout: false, callbacks: callbacks, tee: tee)
             let workspace = try Workspace(repository: repository, home: home)
             try adoptRemoteMain(repository)
             let head = try workspace.head()
             let report = try withExtendedLifetime(early) {
                 try repository.verifyHistory(to: head.commit) { count in
+                    early?.finish()
                     callbacks.progress?(TransferProgress(.verifying, current: count))
                 }
             }

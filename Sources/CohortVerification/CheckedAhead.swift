@@ -9,7 +9,7 @@ import Synchronization
 /// opening, computed ahead from a clone's pack while libgit2 still indexes it (`EarlyChecks`), and
 /// found again by the verifier. Each is keyed by the SHA-256 of every input the computation reads, and
 /// holds only what that computation returned for them: a result found here is exactly the one the
-/// verifier would compute, so the memo moves work and changes no verdict. Failures are never kept
+/// verifier would compute, so the memo moves work and changes no verdict. A result is handed out once. Failures are never kept
 /// (the verifier computes them again, with its paths in the messages). Consulted only while early
 /// checks are alive in the process (`EarlyChecks`), and emptied when the last goes: elsewhere,
 /// nothing is hashed for it.
@@ -43,7 +43,7 @@ enum CheckedAhead {
     /// `compute(commit)`, or what it returned before for a commit of the same signature, signed bytes
     /// and message.
     static func signer(of commit: Commit, _ compute: (Commit) throws -> CommitSigner) throws -> CommitSigner {
-        guard active, let key = key(of: commit), let known = signers.value(for: key) else { return try compute(commit) }
+        guard active, let key = key(of: commit), let known = signers.take(key) else { return try compute(commit) }
         hits.add(1, ordering: .relaxed)
         return known
     }
@@ -57,7 +57,7 @@ enum CheckedAhead {
 
     /// `compute(file)`, or what it returned before for the same file.
     static func notice(_ file: Data, _ compute: (Data) throws -> Opened<Notice>) throws -> Opened<Notice> {
-        guard active, let known = notices.value(for: SHA256.hash(data: file)) else { return try compute(file) }
+        guard active, let known = notices.take(SHA256.hash(data: file)) else { return try compute(file) }
         hits.add(1, ordering: .relaxed)
         return known
     }
@@ -92,8 +92,11 @@ enum CheckedAhead {
             self.limit = limit
         }
 
-        func value(for key: SHA256Digest) -> Value? {
-            storage.withLock { $0.values[key] }
+        /// The value kept for `key`, let go here: a verification asks once for each, and its thread
+        /// frees what it took, where the last early checks would free it all on one thread. Asked
+        /// again, the value is computed again. The weight stays counted: what is kept in all is bounded.
+        func take(_ key: SHA256Digest) -> Value? {
+            storage.withLock { $0.values.removeValue(forKey: key) }
         }
 
         /// Computes the value for `key` and keeps it: true when kept, false when there is nothing to
@@ -119,9 +122,10 @@ enum CheckedAhead {
 /// Checks made on a clone's pack while libgit2 indexes it: a thread reads the copy of the pack
 /// (`PackTee`) in pack order and computes, for each commit, its signer and, for each blob that may
 /// be a notice, its opening, keeping what succeeds (`CheckedAhead`). The verification that follows
-/// the fetch finds them instead of computing them. Stopped when the fetch ends (`finish`): whatever
-/// it has not reached by then, the verifier computes itself, as it always did. What it kept is let
-/// go when this value goes, so keep it until the verification is done.
+/// the fetch finds them instead of computing them. Stopped once the fetch has ended, where the
+/// verification's own threads start (`finish`): whatever it has not reached by then, the verifier
+/// computes itself, as it always did. What it kept is let go when this value goes, so keep it until
+/// the verification is done.
 public final class EarlyChecks: Sendable {
     /// What the reading thread holds (not the `EarlyChecks`: dropped unfinished, it still goes).
     private final class Reading: Sendable {

@@ -13,7 +13,8 @@ public struct VerificationReport: Sendable {
 extension Repository {
     /// Re-verifies the history of `tip` by the rules, skipping commits remembered as verified, and
     /// remembers the newly verified ones (also when a later commit fails). Throws the first `Violation`.
-    /// `counted` hears the number of commits in the history once it is known, before any is checked.
+    /// `counted` hears the number of commits in the history once it is listed, on this thread, before
+    /// any is checked and before the threads that check them start.
     public func verifyHistory(to tip: ObjectID, counted: ((Int) -> Void)? = nil) throws -> VerificationReport {
         let memory = VerifiedCommits(repository: self)
         let verifier = HistoryVerifier(repository: self)
@@ -24,11 +25,11 @@ extension Repository {
         do { all = try commits(from: tip) } catch let error as CohortError where error.code == .malformed {
             throw Violation(commit: tip, error: error)
         }
-        counted?(all.count)
         let known = memory.load()
         // Remembered commits are skipped, the genesis among them: the one root on the tip's
         // first-parent line is the collaboration's, and any other root met in the walk is refused.
         verifier.expectedGenesis = try firstParentRoot(of: tip)
+        counted?(all.count)
         verifier.prepare(all.filter { !known.contains($0) })
         for id in all where !known.contains(id) {
             try verifier.verify(id)

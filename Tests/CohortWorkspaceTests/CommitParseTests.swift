@@ -68,6 +68,33 @@ import Testing
         }
     }
 
+    /// The signature is the one `gpgsig` header, continuation lines joined, over every other byte of
+    /// the commit, as stock git splits it: wherever the header sits, with or without a line feed at
+    /// the very end, never from the message, and refused when there are two or a look-alike.
+    @Test func splitsTheSignatureAsGitDoes() throws {
+        let head = "tree \(tree)\n\(author)\(committer)"
+        let armored = "-----BEGIN SSH SIGNATURE-----\n\nabc\n-----END SSH SIGNATURE-----\n"
+        let header = "gpgsig -----BEGIN SSH SIGNATURE-----\n \n abc\n -----END SSH SIGNATURE-----\n"
+        let signed: [(commit: String, payload: String, armored: String)] = [
+            (head + header + "\nsigned\n", head + "\nsigned\n", armored),
+            ("tree \(tree)\n" + header + author + committer + "\nfirst\n", head + "\nfirst\n", armored),
+            (head + header + "encoding UTF-8\n\nbefore another header\n", head + "encoding UTF-8\n\nbefore another header\n", armored),
+            (head + "gpgsig one line", head, "one line"),
+            (head + "gpgsig x\n\nmessage\ngpgsig in the message\n", head + "\nmessage\ngpgsig in the message\n", "x\n"),
+        ]
+        for (commit, payload, expected) in signed {
+            let split = try #require(try CommitSignature.split(Data(commit.utf8)), "\(commit.debugDescription)")
+            #expect(split.armored == expected && split.signedData == Data(payload.utf8), "\(commit.debugDescription)")
+        }
+        for unsigned in [head + "\nno signature\n", head + "\nmessage\ngpgsig in the message only\n", head + "\n\ngpgsig", ""] {
+            #expect(try CommitSignature.split(Data(unsigned.utf8)) == nil, "\(unsigned.debugDescription)")
+        }
+        for refused in [head + header + header + "\ntwice\n", head + "gpgsig-sha256 x\n\nanother kind\n", head + "gpgsigx\n\nglued\n"] {
+            let error = #expect(throws: CohortError.self, "\(refused.debugDescription)") { try CommitSignature.split(Data(refused.utf8)) }
+            #expect(error?.code == .badSignature)
+        }
+    }
+
     /// An author git cannot write is refused as the author's fault, with what to change, not as a
     /// malformed history (libgit2 words both "failed to parse").
     @Test func anAuthorGitCannotWriteIsNamed() throws {

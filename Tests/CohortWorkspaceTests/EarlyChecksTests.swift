@@ -153,4 +153,19 @@ import Testing
         }
         #expect(!FileManager.default.fileExists(atPath: refused.path))
     }
+
+    /// A result computed ahead is handed out once and let go by the thread that takes it; asked for
+    /// again, it is computed again, to the same answer.
+    @Test func aResultIsHandedOutOnce() throws {
+        let scenario = try history(commits: 2)
+        let commit = try scenario.owner.repository.commit(scenario.owner.head().commit)
+        CheckedAhead.begin()
+        defer { CheckedAhead.end() }
+        #expect(CheckedAhead.keepSigner(of: commit, CommitPreparation.checkedSigner) == true)
+        let before = CheckedAhead.hits.load(ordering: .relaxed)
+        let first = try CommitPreparation.signer(of: commit)
+        let second = try CommitPreparation.signer(of: commit)
+        #expect(first.root == second.root && first.key.x963 == second.key.x963)
+        #expect(CheckedAhead.hits.load(ordering: .relaxed) - before == 1)
+    }
 }

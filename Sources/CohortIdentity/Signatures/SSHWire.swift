@@ -49,8 +49,11 @@ struct SSHReader {
         return Data(bytes[offset..<offset + count])
     }
 
+    /// Read where it lies: a signature has a dozen lengths, each a `Data` of its own before.
     mutating func u32() throws -> UInt32 {
-        try raw(4).reduce(0) { $0 << 8 | UInt32($1) }
+        guard bytes.count - offset >= 4 else { throw failure("truncated") }
+        defer { offset += 4 }
+        return bytes[offset..<offset + 4].reduce(0) { $0 << 8 | UInt32($1) }
     }
 
     mutating func string(maxBytes: Int = 4096) throws -> Data {
