@@ -28,6 +28,15 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         raw = oid
     }
 
+    /// Parses 40 hex digits where they lie (as `init(hex:)` does, without a `String`); nil for
+    /// anything else.
+    public init?(hexDigits: UnsafeRawBufferPointer) {
+        guard hexDigits.count == 40, let start = hexDigits.baseAddress else { return nil }
+        var oid = git_oid()
+        guard git_oid_fromstrn(&oid, start.assumingMemoryBound(to: CChar.self), 40) == 0 else { return nil }
+        raw = oid
+    }
+
     /// The id as 40 lowercase hex digits.
     public var hex: String {
         withUnsafeBytes(of: raw.id) { Data($0).hexString }

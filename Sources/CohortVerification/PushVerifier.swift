@@ -133,7 +133,10 @@ public final class PushVerifier {
         let started = now()
         let defaultBranch = (try? repository.headBranch()) ?? CohortLayout.defaultBranch
         let memory = VerifiedCommits(repository: repository)
-        let remembered = memory.load()
+        // Of the commits the walks list, those verified by an earlier push (asked of the file as they
+        // are listed: a push brings a few commits, the file holds the whole history's).
+        var remembered = Set<ObjectID>()
+        let questions = VerifiedCommits.Questions(memory)
         // Only what the hook accepted counts as verified: branches and tags (in a hooked repository
         // only a push through this hook writes them) and the commits it remembers. Refs a forge writes
         // without running the hook (refs/pull/…, refs/merge-requests/…, refs/keep-around/…) hide
@@ -203,6 +206,7 @@ public final class PushVerifier {
             // reaches was listed, and verified or remembered (a thousand refs at one tip, one walk).
             let reaching = trustingRefs && rejections.isEmpty && listed.contains(tip)
                 ? [] : try repository.commits(from: tip, hiding: trusted)
+            remembered.formUnion(questions.remembered(among: reaching.filter { !verified.contains($0) && !remembered.contains($0) }))
             let commits = reaching.filter { !verified.contains($0) && !remembered.contains($0) }
             guard commits.count <= budget else {
                 reject(tip, .tooLarge, "the push brings more than \(limits.maxCommits) new commits", hint: "push in smaller parts")
@@ -238,6 +242,7 @@ public final class PushVerifier {
         // remembers them; commits only behind a forge's own refs count as new). Trusting the refs, the
         // walks above hid exactly those branches and tags, so what they listed is that set.
         let freshInOrder = trustingRefs ? reached : try repository.commits(fromAll: pushedTips, hiding: heads)
+        if !trustingRefs { remembered.formUnion(questions.remembered(among: freshInOrder.filter { !remembered.contains($0) })) }
         let fresh = trustingRefs ? listed : Set(freshInOrder)
         // The membership this push gives the default branch counts too, when it is not older.
         let pushed = try pushedDefault.map { try verifier.state(at: $0) }

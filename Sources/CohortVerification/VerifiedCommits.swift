@@ -17,14 +17,76 @@ public struct VerifiedCommits {
 
     /// The remembered ids; unreadable lines are skipped, and a file from other rules counts as empty.
     public func load() -> Set<ObjectID> {
-        guard let data = try? AtomicFile.read(url, maxBytes: Self.maxFileBytes, what: "verified commits"),
-              data.starts(with: Data(Self.header.utf8))
-        else { return [] }
         var ids = Set<ObjectID>()
-        for line in data.dropFirst(Self.header.utf8.count).split(separator: UInt8(ascii: "\n")) where line.count == 40 {
-            if let id = try? ObjectID(hex: String(decoding: line, as: UTF8.self)) { ids.insert(id) }
+        forEachLine(reserving: { ids.reserveCapacity($0) }) { line in
+            if let id = ObjectID(hexDigits: line) { ids.insert(id) }
         }
         return ids
+    }
+
+    /// Those of `ids` that are remembered: for a push, which asks about the few commits it brings,
+    /// only lines starting like one of them are read as ids (a hook that read every id on every
+    /// push spent more on that than on a one-commit push's rules: Docs/Benchmarks.md).
+    public func remembered(among ids: some Collection<ObjectID>) -> Set<ObjectID> {
+        guard !ids.isEmpty else { return [] }
+        let wanted = Set(ids)
+        // The first eight hex digits as `remember` writes them (lowercase); a line written otherwise
+        // is only missed, which costs its commit a second check.
+        let starts = Set(wanted.map { Array($0.hex.utf8.prefix(8)).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) } })
+        var found = Set<ObjectID>()
+        forEachLine { line in
+            guard line.count == 40, starts.contains(line.loadUnaligned(as: UInt64.self)),
+                  let id = ObjectID(hexDigits: line), wanted.contains(id) else { return }
+            found.insert(id)
+        }
+        return found
+    }
+
+    /// Answers a push's questions about the commits its walks list: the first few by scanning the
+    /// file for them (`remembered(among:)`), then, for a push of many updates that each bring new
+    /// commits, from every id parsed once (`load`), so no push scans the file more than `scans` times.
+    final class Questions {
+        static let scans = 4
+        private let memory: VerifiedCommits
+        private var asked = 0
+        private var all: Set<ObjectID>?
+
+        init(_ memory: VerifiedCommits) {
+            self.memory = memory
+        }
+
+        /// Those of `ids` that are remembered.
+        func remembered(among ids: some Collection<ObjectID>) -> Set<ObjectID> {
+            guard !ids.isEmpty else { return [] }
+            if all == nil, asked < Self.scans {
+                asked += 1
+                return memory.remembered(among: ids)
+            }
+            let known = all ?? memory.load()
+            all = known
+            return Set(ids.filter { known.contains($0) })
+        }
+    }
+
+    /// Each line after the header, where it lies in the file read once (none for a file from other
+    /// rules, or none); `reserving` hears about how many lines there are first.
+    private func forEachLine(reserving: (Int) -> Void = { _ in }, _ body: (UnsafeRawBufferPointer) -> Void) {
+        guard let data = try? AtomicFile.read(url, maxBytes: Self.maxFileBytes, what: "verified commits"),
+              data.starts(with: Data(Self.header.utf8))
+        else { return }
+        // Read where the bytes lie: splitting the file into strings cost a hook more than a one-commit
+        // push's rules.
+        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            guard let base = bytes.baseAddress else { return }
+            reserving(bytes.count / 41)
+            var position = Self.header.utf8.count
+            while position < bytes.count {
+                let newline = memchr(base + position, 0x0A, bytes.count - position)
+                let end = newline.map { base.distance(to: UnsafeRawPointer($0)) } ?? bytes.count
+                body(UnsafeRawBufferPointer(rebasing: bytes[position..<end]))
+                position = end + 1
+            }
+        }
     }
 
     /// Remembers `ids` as verified.

@@ -36,6 +36,34 @@ import Testing
         #expect(memory.load() == Set(now))
     }
 
+    /// A push asks only about the commits it lists: the answer is what `load` holds of them, torn
+    /// lines and a file from other rules counting for nothing here too.
+    @Test func askedAboutAFewCommitsItAnswersAsTheWholeFileWould() throws {
+        let directory = try TemporaryDirectory()
+        let memory = VerifiedCommits(repository: try Repository.create(at: directory.path("r.git"), bare: true))
+        let stored = Self.ids(40)
+        #expect(memory.remembered(among: stored).isEmpty, "no file yet")
+        try memory.remember(stored)
+        // Ids sharing their first eight digits with a stored one, and ids never stored.
+        let neighbours = stored.prefix(5).map { try! ObjectID(hex: String($0.hex.prefix(8)) + String(repeating: "e", count: 32)) }
+        let strangers = Self.ids(5, from: 200)
+        let asked = Array(stored.suffix(7)) + neighbours + strangers
+        #expect(memory.remembered(among: asked) == Set(stored.suffix(7)))
+        #expect(memory.remembered(among: asked) == memory.load().intersection(asked))
+        #expect(memory.remembered(among: [ObjectID]()).isEmpty)
+        // A torn line: part of an id, then the next id on the same line.
+        let handle = try FileHandle(forWritingTo: memory.url)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(String(stored[0].hex.prefix(20)).utf8))
+        try handle.close()
+        let next = Self.ids(1, from: 90)
+        try memory.remember(next)
+        #expect(memory.remembered(among: next + stored.prefix(1)) == Set(stored.prefix(1)))
+        // Written by older rules: nothing counts.
+        try Data(("cohort-verified rules-2\n" + stored.map { $0.hex + "\n" }.joined()).utf8).write(to: memory.url)
+        #expect(memory.remembered(among: stored).isEmpty)
+    }
+
     @Test func aTornLineLeftByACrashNeverReadsAsAnId() throws {
         let directory = try TemporaryDirectory()
         let memory = VerifiedCommits(repository: try Repository.create(at: directory.path("r.git"), bare: true))
