@@ -84,6 +84,9 @@ extension Workspace {
             // own threads start.
             let tee = PackTee()
             let early = tee.map { EarlyChecks(reading: $0) }
+            // Waited for on every way out (the verification's start has usually stopped it already):
+            // a reader left running could keep a result after the memo is emptied.
+            defer { early?.finish() }
             let repository = try Repository.clone(from: url, into: directory, checkout: false, callbacks: callbacks, tee: tee)
             let workspace = try Workspace(repository: repository, home: home)
             try adoptRemoteMain(repository)

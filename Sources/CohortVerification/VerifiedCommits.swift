@@ -30,12 +30,14 @@ public struct VerifiedCommits {
     public func remembered(among ids: some Collection<ObjectID>) -> Set<ObjectID> {
         guard !ids.isEmpty else { return [] }
         let wanted = Set(ids)
-        // The first eight hex digits as `remember` writes them (lowercase); a line written otherwise
-        // is only missed, which costs its commit a second check.
+        // The first eight hex digits, lowercase (`remember` writes them so; a line in capitals reads
+        // as `load` reads it): 0x20 set in each byte turns A-F into a-f and leaves the digits as they
+        // are. Whatever else it turns into a wanted start is still parsed, and refused, below.
+        let lowercase: UInt64 = 0x2020_2020_2020_2020
         let starts = Set(wanted.map { Array($0.hex.utf8.prefix(8)).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) } })
         var found = Set<ObjectID>()
         forEachLine { line in
-            guard line.count == 40, starts.contains(line.loadUnaligned(as: UInt64.self)),
+            guard line.count == 40, starts.contains(line.loadUnaligned(as: UInt64.self) | lowercase),
                   let id = ObjectID(hexDigits: line), wanted.contains(id) else { return }
             found.insert(id)
         }

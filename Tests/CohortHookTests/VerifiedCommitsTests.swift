@@ -59,6 +59,14 @@ import Testing
         let next = Self.ids(1, from: 90)
         try memory.remember(next)
         #expect(memory.remembered(among: next + stored.prefix(1)) == Set(stored.prefix(1)))
+        // A line in capitals, and a last line without its line feed, read as `load` reads them.
+        let capitals = Self.ids(2, from: 0xa0)
+        let handle2 = try FileHandle(forWritingTo: memory.url)
+        try handle2.seekToEnd()
+        try handle2.write(contentsOf: Data((capitals[0].hex.uppercased() + "\n" + capitals[1].hex).utf8))
+        try handle2.close()
+        #expect(memory.remembered(among: capitals) == Set(capitals))
+        #expect(memory.load().isSuperset(of: capitals))
         // Written by older rules: nothing counts.
         try Data(("cohort-verified rules-2\n" + stored.map { $0.hex + "\n" }.joined()).utf8).write(to: memory.url)
         #expect(memory.remembered(among: stored).isEmpty)

@@ -89,7 +89,7 @@ import Testing
         for unsigned in [head + "\nno signature\n", head + "\nmessage\ngpgsig in the message only\n", head + "\n\ngpgsig", ""] {
             #expect(try CommitSignature.split(Data(unsigned.utf8)) == nil, "\(unsigned.debugDescription)")
         }
-        for refused in [head + header + header + "\ntwice\n", head + "gpgsig-sha256 x\n\nanother kind\n", head + "gpgsigx\n\nglued\n"] {
+        for refused in [head + header + header + "\ntwice\n", head + "gpgsig-sha256 x\n\nanother kind\n", head + "gpgsigx\n\nglued\n", head + "gpgsig"] {
             let error = #expect(throws: CohortError.self, "\(refused.debugDescription)") { try CommitSignature.split(Data(refused.utf8)) }
             #expect(error?.code == .badSignature)
         }
