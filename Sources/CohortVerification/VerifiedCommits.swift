@@ -70,8 +70,8 @@ public struct VerifiedCommits {
         }
     }
 
-    /// Each line after the header, where it lies in the file read once (none for a file from other
-    /// rules, or none); `reserving` hears about how many lines there are first.
+    /// Each line after the header, where it lies in the file read once (no line when there is no
+    /// file or it is from other rules); `reserving` first hears about how many lines there are.
     private func forEachLine(reserving: (Int) -> Void = { _ in }, _ body: (UnsafeRawBufferPointer) -> Void) {
         guard let data = try? AtomicFile.read(url, maxBytes: Self.maxFileBytes, what: "verified commits"),
               data.starts(with: Data(Self.header.utf8))
