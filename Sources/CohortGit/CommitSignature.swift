@@ -14,7 +14,7 @@ public enum CommitSignature {
     public static func split(_ raw: Data) throws -> (armored: String, signedData: Data)? {
         return try raw.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
             // Unsigned commits are rare in verified history; find the header before copying anything.
-            guard let base = bytes.baseAddress, contains(bytes, "\ngpgsig") else { return nil }
+            guard bytes.contains("\ngpgsig") else { return nil }
             var payload = Data()
             payload.reserveCapacity(bytes.count)
             var signature: [UInt8] = []
@@ -23,8 +23,7 @@ public enum CommitSignature {
             var inOtherSignature = false
             var position = 0
             while position < bytes.count {
-                let newline = memchr(base + position, 0x0A, bytes.count - position)
-                let end = newline.map { base.distance(to: UnsafeRawPointer($0)) + 1 } ?? bytes.count
+                let end = bytes.firstIndex(of: 0x0A, from: position).map { $0 + 1 } ?? bytes.count
                 let line = UnsafeRawBufferPointer(rebasing: bytes[position..<end])
                 if line.first == 0x0A {
                     // The blank line ends the headers: the message follows, signed as it is.
@@ -56,18 +55,5 @@ public enum CommitSignature {
             }
             return (String(decoding: signature, as: UTF8.self), payload)
         }
-    }
-
-    /// Whether `bytes` hold `needle`, which starts with a line feed: each line feed found by `memchr`.
-    private static func contains(_ bytes: UnsafeRawBufferPointer, _ needle: StaticString) -> Bool {
-        guard let base = bytes.baseAddress else { return false }
-        let count = needle.utf8CodeUnitCount
-        var position = 0
-        while bytes.count - position >= count, let found = memchr(base + position, Int32(needle.utf8Start.pointee), bytes.count - position) {
-            position = base.distance(to: UnsafeRawPointer(found))
-            if bytes.count - position >= count, memcmp(base + position, needle.utf8Start, count) == 0 { return true }
-            position += 1
-        }
-        return false
     }
 }

@@ -21,15 +21,14 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses 40 hex digits.
     public init(hex: String) throws {
-        var oid = git_oid()
-        guard hex.utf8.count == 40, git_oid_fromstr(&oid, hex) == 0 else {
+        var text = hex
+        guard let id = text.withUTF8({ ObjectID(hexDigits: UnsafeRawBufferPointer($0)) }) else {
             throw CohortError(.malformed, "'\(hex.prefix(48))' is not a 40-digit object id")
         }
-        raw = oid
+        self = id
     }
 
-    /// Parses 40 hex digits where they lie (as `init(hex:)` does, without a `String`); nil for
-    /// anything else.
+    /// Parses 40 hex digits (either case) where they lie; nil for anything else.
     public init?(hexDigits: UnsafeRawBufferPointer) {
         guard hexDigits.count == 40, let start = hexDigits.baseAddress else { return nil }
         var oid = git_oid()

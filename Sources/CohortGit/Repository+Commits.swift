@@ -30,12 +30,6 @@ extension Commit {
                 CohortError(.malformed, "commit \(id.hex) is not a well-formed commit object", hint: malformedObjectHint)
             }
             var position = 0
-            // The next line feed at or after `start` (`memchr`: a signed commit's headers are a few
-            // dozen lines, read here byte by byte before).
-            func newline(from start: Int) -> Int? {
-                guard start < bytes.count, let found = memchr(bytes.baseAddress! + start, 0x0A, bytes.count - start) else { return nil }
-                return bytes.baseAddress!.distance(to: UnsafeRawPointer(found))
-            }
             func line(_ prefix: StaticString) -> Bool {
                 let count = prefix.utf8CodeUnitCount
                 guard bytes.count - position >= count,
@@ -51,7 +45,7 @@ extension Commit {
                 return ObjectID(oid)
             }
             func skipLine(_ prefix: StaticString) -> Bool {
-                guard line(prefix), let end = newline(from: position) else { return false }
+                guard line(prefix), let end = bytes.firstIndex(of: 0x0A, from: position) else { return false }
                 position = end + 1
                 return true
             }
@@ -59,8 +53,8 @@ extension Commit {
             // text: `NAME <EMAIL> TIME ZONE`); a line holding a NUL is refused outright.
             func signatureLine(_ prefix: StaticString) -> Bool {
                 let start = position + prefix.utf8CodeUnitCount
-                guard line(prefix), let end = newline(from: position), start < end,
-                      memchr(bytes.baseAddress! + start, 0, end - start) == nil else { return false }
+                guard line(prefix), let end = bytes.firstIndex(of: 0x0A, from: position), start < end,
+                      bytes.firstIndex(of: 0, in: start..<end) == nil else { return false }
                 var text = [CChar](repeating: 0, count: end - start + 1)
                 text.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[start..<end])) }
                 var signature: UnsafeMutablePointer<git_signature>?
@@ -85,7 +79,7 @@ extension Commit {
                     message = String(decoding: body.prefix(while: { $0 != 0 }), as: UTF8.self)
                     break
                 }
-                guard let next = newline(from: end + 1) else { break }
+                guard let next = bytes.firstIndex(of: 0x0A, from: end + 1) else { break }
                 end = next
             }
             return (tree, parents, message)

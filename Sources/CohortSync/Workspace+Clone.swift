@@ -91,11 +91,9 @@ extension Workspace {
             let workspace = try Workspace(repository: repository, home: home)
             try adoptRemoteMain(repository)
             let head = try workspace.head()
-            let report = try withExtendedLifetime(early) {
-                try repository.verifyHistory(to: head.commit) { count in
-                    early?.finish()
-                    callbacks.progress?(TransferProgress(.verifying, current: count))
-                }
+            let report = try repository.verifyHistory(to: head.commit) { count in
+                early?.finish()
+                callbacks.progress?(TransferProgress(.verifying, current: count))
             }
             callbacks.progress?(TransferProgress(.checkingOut))
             try repository.checkoutHeadIntoEmptyFolder()

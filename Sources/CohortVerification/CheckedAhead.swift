@@ -9,10 +9,10 @@ import Synchronization
 /// opening, computed ahead from a clone's pack while libgit2 still indexes it (`EarlyChecks`), and
 /// found again by the verifier. Each is keyed by the SHA-256 of every input the computation reads, and
 /// holds only what that computation returned for them: a result found here is exactly the one the
-/// verifier would compute, so the memo moves work and changes no verdict. A result is handed out once. Failures are never kept
-/// (the verifier computes them again, with its paths in the messages). Consulted only while early
-/// checks are alive in the process (`EarlyChecks`), and emptied when the last goes: elsewhere,
-/// nothing is hashed for it.
+/// verifier would compute, so the memo moves work and changes no verdict. Each result is handed out
+/// once. Failures are never kept (the verifier computes them again, with its paths in the messages).
+/// Consulted only while early checks are alive in the process (`EarlyChecks`), and emptied when the
+/// last goes: elsewhere, nothing is hashed for it.
 enum CheckedAhead {
     /// Signers kept at most.
     static let signerLimit = 1 << 17

@@ -206,8 +206,10 @@ public final class PushVerifier {
             // reaches was listed, and verified or remembered (a thousand refs at one tip, one walk).
             let reaching = trustingRefs && rejections.isEmpty && listed.contains(tip)
                 ? [] : try repository.commits(from: tip, hiding: trusted)
-            remembered.formUnion(questions.remembered(among: reaching.filter { !verified.contains($0) && !remembered.contains($0) }))
-            let commits = reaching.filter { !verified.contains($0) && !remembered.contains($0) }
+            let unknown = reaching.filter { !verified.contains($0) && !remembered.contains($0) }
+            let rememberedNow = questions.remembered(among: unknown)
+            remembered.formUnion(rememberedNow)
+            let commits = unknown.filter { !rememberedNow.contains($0) }
             guard commits.count <= budget else {
                 reject(tip, .tooLarge, "the push brings more than \(limits.maxCommits) new commits", hint: "push in smaller parts")
                 continue

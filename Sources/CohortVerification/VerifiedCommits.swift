@@ -44,11 +44,14 @@ public struct VerifiedCommits {
         return found
     }
 
-    /// Answers a push's questions about the commits its walks list: the first few by scanning the
-    /// file for them (`remembered(among:)`), then, for a push of many updates that each bring new
-    /// commits, from every id parsed once (`load`), so no push scans the file more than `scans` times.
+    /// Answers a push's questions about the commits its walks list: a few about few commits by
+    /// scanning the file for them (`remembered(among:)`); a question about many commits, or any after
+    /// `scans` of them (a push of many updates that each bring new commits), from every id parsed once
+    /// (`load`). No push scans the file more than `scans` times.
     final class Questions {
         static let scans = 4
+        /// Commits a question may ask about and still be answered by a scan.
+        static let fewCommits = 1024
         private let memory: VerifiedCommits
         private var asked = 0
         private var all: Set<ObjectID>?
@@ -60,7 +63,7 @@ public struct VerifiedCommits {
         /// Those of `ids` that are remembered.
         func remembered(among ids: some Collection<ObjectID>) -> Set<ObjectID> {
             guard !ids.isEmpty else { return [] }
-            if all == nil, asked < Self.scans {
+            if all == nil, asked < Self.scans, ids.count <= Self.fewCommits {
                 asked += 1
                 return memory.remembered(among: ids)
             }
@@ -79,15 +82,8 @@ public struct VerifiedCommits {
         // Read where the bytes lie: splitting the file into strings cost a hook more than a one-commit
         // push's rules.
         data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
-            guard let base = bytes.baseAddress else { return }
             reserving(bytes.count / 41)
-            var position = Self.header.utf8.count
-            while position < bytes.count {
-                let newline = memchr(base + position, 0x0A, bytes.count - position)
-                let end = newline.map { base.distance(to: UnsafeRawPointer($0)) } ?? bytes.count
-                body(UnsafeRawBufferPointer(rebasing: bytes[position..<end]))
-                position = end + 1
-            }
+            bytes.forEachLine(from: Self.header.utf8.count, body)
         }
     }
 

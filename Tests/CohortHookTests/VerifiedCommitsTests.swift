@@ -1,6 +1,6 @@
 import CohortGit
 import CohortTestSupport
-import CohortVerification
+@testable import CohortVerification
 import Foundation
 import Testing
 
@@ -70,6 +70,22 @@ import Testing
         // Written by older rules: nothing counts.
         try Data(("cohort-verified rules-2\n" + stored.map { $0.hex + "\n" }.joined()).utf8).write(to: memory.url)
         #expect(memory.remembered(among: stored).isEmpty)
+    }
+
+    /// A push's questions: the first few scanned for, then (past `scans`, or for many commits at once)
+    /// answered from every id parsed once; every answer the whole file's.
+    @Test func aPushsQuestionsAreAnsweredAsTheWholeFileWould() throws {
+        let directory = try TemporaryDirectory()
+        let memory = VerifiedCommits(repository: try Repository.create(at: directory.path("r.git"), bare: true))
+        let stored = Self.ids(60)
+        try memory.remember(stored)
+        let questions = VerifiedCommits.Questions(memory)
+        for round in 0..<(VerifiedCommits.Questions.scans + 3) {
+            let asked = Array(stored[(round * 5)..<(round * 5 + 3)]) + Self.ids(2, from: UInt8(100 + 2 * round))
+            #expect(questions.remembered(among: asked) == Set(stored[(round * 5)..<(round * 5 + 3)]), "question \(round)")
+        }
+        let many = (0..<(VerifiedCommits.Questions.fewCommits + 1)).map { try! ObjectID(hex: String(format: "%040x", 0xbeef0000 + $0)) }
+        #expect(VerifiedCommits.Questions(memory).remembered(among: many + stored.prefix(2)) == Set(stored.prefix(2)))
     }
 
     @Test func aTornLineLeftByACrashNeverReadsAsAnId() throws {
