@@ -170,7 +170,8 @@ public final class PushVerifier {
         var pushedTips: [ObjectID] = []
         // Trusting the refs: what the pushed tips reach that no branch or tag does, each once, in the
         // order the walks listed it (a thousand updates of one tip hold one copy of its history).
-        var reached: [ObjectID] = []
+        // Each with the update that first reached it: a refusal names the ref that brings the commit.
+        var reached: [(id: ObjectID, ref: String)] = []
         var listed = Set<ObjectID>()
         var pushedDefault: ObjectID?
 
@@ -237,22 +238,24 @@ public final class PushVerifier {
             if accepted, update.name == defaultBranch { pushedDefault = tip }
             pushedTips.append(tip)
             if trustingRefs {
-                for id in reaching where listed.insert(id).inserted { reached.append(id) }
+                for id in reaching where listed.insert(id).inserted { reached.append((id, update.name)) }
             }
         }
         // New to the repository: on no branch or tag before this push (whether or not this verifier
         // remembers them; commits only behind a forge's own refs count as new). Trusting the refs, the
         // walks above hid exactly those branches and tags, so what they listed is that set.
-        let freshInOrder = trustingRefs ? reached : try repository.commits(fromAll: pushedTips, hiding: heads)
-        if !trustingRefs { remembered.formUnion(questions.remembered(among: freshInOrder.filter { !remembered.contains($0) })) }
-        let fresh = trustingRefs ? listed : Set(freshInOrder)
+        // Not trusting the refs (one walk from every tip), a commit is named with the first update.
+        let firstUpdate = updates.first { !$0.isDeletion }?.name ?? ""
+        let freshInOrder = trustingRefs ? reached : try repository.commits(fromAll: pushedTips, hiding: heads).map { (id: $0, ref: firstUpdate) }
+        if !trustingRefs { remembered.formUnion(questions.remembered(among: freshInOrder.map(\.id).filter { !remembered.contains($0) })) }
+        let fresh = trustingRefs ? listed : Set(freshInOrder.map(\.id))
         // The membership this push gives the default branch counts too, when it is not older.
         let pushed = try pushedDefault.map { try verifier.state(at: $0) }
             .flatMap { $0.membership.version >= (current?.membership.version ?? 0) ? $0 : nil }
         // Every commit new to the branches and tags, remembered or verified now, in history order.
         var seen = Set<ObjectID>()
         let arriving = newCommits.filter { fresh.contains($0.id) && seen.insert($0.id).inserted }
-            + freshInOrder.filter { !seen.contains($0) && remembered.contains($0) }.map { (id: $0, ref: updates.first { !$0.isDeletion }?.name ?? "") }
+            + freshInOrder.filter { !seen.contains($0.id) && remembered.contains($0.id) }
         if rejections.isEmpty {
             rejections += try checkCurrentMembership(arriving, current: current, pushed: pushed, verifier: verifier)
         }

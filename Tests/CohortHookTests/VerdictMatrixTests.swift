@@ -4,7 +4,7 @@ import CohortGit
 import CohortHooks
 @testable import CohortIdentity
 import CohortTestSupport
-import CohortVerification
+@testable import CohortVerification
 import CohortWorkspace
 import Foundation
 import Testing
@@ -325,6 +325,35 @@ import Testing
         #expect(result.stderr.contains("cohort: rejected \(work.hex)") && result.stderr.contains(": E_REVOKED: "), "\(result.stderr)")
         for ref in ["refs/heads/a", "refs/heads/b", "refs/tags/again"] {
             #expect(try server.tip(ref) == nil, "\(ref) was written")
+        }
+    }
+
+    /// The remembered commit under the last of six updates, after five branches of Cy's new work: the
+    /// hook asks the verified-commits file about each update's commits, scanning for the first four
+    /// and reading every id for the rest, and the answer is the same. Refused by both hook programs,
+    /// with nothing written.
+    @Test func aRememberedCommitAfterManyUpdatesStillMeetsTheCurrentMembership() throws {
+        let (server, bo, work) = try bosRememberedCommitAfterHisRemoval()
+        let cy = try signer(server.scenario.cy.home, in: bo)
+        let base = try bo.repository.commit(work).parents[0]
+        let tree = try bo.repository.tree(ofCommit: base)
+        var refspecs: [String] = []
+        for index in 0..<VerifiedCommits.Questions.scans + 1 {
+            let id = try bo.repository.createCommit(
+                tree: tree, parents: [base], message: CommitTrailer.append(to: "cy \(index)", scheme: cy.root.scheme, proof: cy.proof),
+                author: Person(name: "Cy", email: "cy@example.com"), sign: { try SSHSignature.sign($0, with: cy.key) })
+            refspecs.append("\(id.hex):refs/heads/cy-\(index)")
+        }
+        // Named to come last, in whatever order git hands the updates on.
+        refspecs.append("\(work.hex):refs/heads/zz-again")
+        for verifier in [HookServer.Verifier.cohortHook, .cohortAlone] {
+            try server.use(verifier)
+            let result = try run("git", ["push", "--porcelain", server.remote] + refspecs, in: bo.directory)
+            #expect(result.status != 0, "push was accepted (\(verifier))")
+            #expect(result.stderr.contains("cohort: rejected \(work.hex) (refs/heads/zz-again): E_REVOKED: "), "\(result.stderr)")
+            for ref in refspecs.map({ String($0.split(separator: ":")[1]) }) {
+                #expect(try server.tip(ref) == nil, "\(ref) was written (\(verifier))")
+            }
         }
     }
 
