@@ -121,6 +121,27 @@ struct ServerVerdictTests {
         expectViolation(.notPermitted, in: bo, at: attack)
     }
 
+    @Test("Bo's real signature in a header before the commit's parent line (where stock git still finds it, and libgit2 reads no commit) is refused over HTTP as malformed, and cohort verify agrees")
+    func aSignatureHeaderBeforeTheParentLineRefusedByTheServer() throws {
+        let hosted = try Hosted()
+        let scenario = hosted.scenario
+        let (folder, bo, tip) = try hosted.boCloned()
+        let tree = try bo.repository.tree(from: bo.repository.tree(ofCommit: tip), putting: ["odd.md": bo.repository.writeBlob(Data("odd\n".utf8))])
+        let made = try Attacks.unsignedCommit(tree: tree, parents: [tip], message: "odd", signer: signer(scenario.bo.home, in: bo), in: bo)
+        let text = String(decoding: made.bytes, as: UTF8.self)
+        let treeLine = try #require(text.range(of: "\n"))
+        let header = "gpgsig " + made.armored.trimmingCharacters(in: .newlines).replacingOccurrences(of: "\n", with: "\n ") + "\n"
+        let attack = try Attacks.writeObject(Data((String(text[..<treeLine.upperBound]) + header + String(text[treeLine.upperBound...])).utf8),
+                                             type: "commit", in: bo)
+        let pushed = try hosted.git(["push", "origin", "\(attack.hex):refs/heads/bo-odd"], as: scenario.bo.home, in: folder)
+        #expect(pushed.status != 0)
+        #expect(pushed.stderr.contains("rejected \(attack.hex) (refs/heads/bo-odd): E_MALFORMED"), "\(pushed.stderr)")
+        let bare = hosted.temp.path("data/collaborations/\(hosted.identifier).git")
+        #expect(try run("git", ["--git-dir", bare.path, "rev-parse", "--verify", "-q", "refs/heads/bo-odd"], in: hosted.temp.url).status != 0)
+        try Attacks.point(bo, at: attack)
+        expectViolation(.malformed, in: bo, at: attack)
+    }
+
     @Test("a folder naming one entry twice (a link, then a folder of the same name) is refused over HTTP at that commit, and cohort verify agrees")
     func aFolderNamingAnEntryTwiceRefusedByTheServer() throws {
         let hosted = try Hosted()
