@@ -15,7 +15,7 @@ extension UnsafeRawBufferPointer {
     }
 
     /// Whether `needle` appears anywhere: each place its first byte is found, compared whole.
-    public func contains(_ needle: StaticString) -> Bool {
+    public func contains(bytes needle: StaticString) -> Bool {
         let length = needle.utf8CodeUnitCount
         guard length > 0, let base = baseAddress else { return false }
         var position = 0

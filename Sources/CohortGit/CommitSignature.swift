@@ -14,7 +14,7 @@ public enum CommitSignature {
     public static func split(_ raw: Data) throws -> (armored: String, signedData: Data)? {
         return try raw.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
             // Unsigned commits are rare in verified history; find the header before copying anything.
-            guard bytes.contains("\ngpgsig") else { return nil }
+            guard bytes.contains(bytes: "\ngpgsig") else { return nil }
             var payload = Data()
             payload.reserveCapacity(bytes.count)
             var signature: [UInt8] = []
