@@ -19,7 +19,10 @@
 
 #if !defined(__SIZEOF_INT128__)
 // Without 128-bit products there are no tables: every key is checked the usual way.
-cohort_p256_table *cohort_p256_table_new(const uint8_t x[32], const uint8_t y[32]) { (void)x; (void)y; return NULL; }
+cohort_p256_table *cohort_p256_table_new(const uint8_t x[32], const uint8_t y[32], int width) {
+    (void)x; (void)y; (void)width;
+    return NULL;
+}
 void cohort_p256_table_free(cohort_p256_table *table) { (void)table; }
 int cohort_p256_verify(const cohort_p256_table *key, const uint8_t digest[32], const uint8_t r[32], const uint8_t s[32]) {
     (void)key; (void)digest; (void)r; (void)s;
@@ -30,7 +33,7 @@ int cohort_p256_verify(const cohort_p256_table *key, const uint8_t digest[32], c
 typedef unsigned __int128 u128;
 typedef uint64_t num[4];
 
-enum { WINDOWS = 32, DIGITS = 255 };
+enum { MIN_WIDTH = 4, MAX_WIDTH = 8 };
 
 typedef struct {
     const uint64_t *m;
@@ -51,8 +54,14 @@ void CCryptoBoringSSL_ecp_nistz256_mul_mont_nohw(uint64_t r[4], const uint64_t a
 void CCryptoBoringSSL_ecp_nistz256_point_add_affine_nohw(jacobian *r, const jacobian *a, const affine *b);
 #endif
 
+/// Signed digits of `width` bits: window j holds d · 2^(width · j) · P for d = 1 … 2^(width − 1),
+/// the negatives being the same points with y negated. ⌈257 / width⌉ windows leave room for the carry
+/// the top digit may pass on.
 struct cohort_p256_table {
-    affine t[WINDOWS][DIGITS];
+    int width;
+    int windows;
+    int digits;
+    affine t[];  // windows × digits: t[j · digits + d − 1] = d · 2^(width · j) · P
 };
 
 static const uint64_t P_LIMBS[4] = {0xffffffffffffffffULL, 0x00000000ffffffffULL, 0x0000000000000000ULL, 0xffffffff00000001ULL};
@@ -110,8 +119,13 @@ static void from_bytes(num r, const uint8_t bytes[32]) {
     }
 }
 
-static unsigned byte_at(const num a, int index) {
-    return (unsigned)(a[index / 8] >> (8 * (index % 8))) & 0xff;
+/// Bits start … start + count − 1 of a (count < 32; bits past 255 are zero).
+static unsigned bits_at(const num a, int start, int count) {
+    if (start >= 256) return 0;
+    int limb = start / 64, shift = start % 64;
+    uint64_t value = a[limb] >> shift;
+    if (shift + count > 64 && limb < 3) value |= a[limb + 1] << (64 - shift);
+    return (unsigned)value & ((1u << count) - 1);
 }
 
 // MARK: - Modular arithmetic (inputs below the modulus, results too)
@@ -336,6 +350,45 @@ static int twice(jacobian *r, const jacobian *a) {
     return 0;
 }
 
+/// r = a + b, both Jacobian (add-2007-bl). 0, or -1 when a = ±b (never met while a table is built).
+static int add_jacobian(jacobian *r, const jacobian *a, const jacobian *b) {
+    num z1z1, z2z2, u1, u2, s1, s2, h, i, j, rr, v, x3, y3, z3, t;
+    fe_mul(z1z1, a->z, a->z);
+    fe_mul(z2z2, b->z, b->z);
+    fe_mul(u1, a->x, z2z2);
+    fe_mul(u2, b->x, z1z1);
+    fe_mul(s1, a->y, b->z);
+    fe_mul(s1, s1, z2z2);
+    fe_mul(s2, b->y, a->z);
+    fe_mul(s2, s2, z1z1);
+    fe_sub(h, u2, u1);
+    if (is_zero(h)) return -1;
+    // i = (2h)², j = h · i, rr = 2 (s2 − s1), v = u1 · i
+    fe_add(t, h, h);
+    fe_mul(i, t, t);
+    fe_mul(j, h, i);
+    fe_sub(rr, s2, s1);
+    fe_add(rr, rr, rr);
+    fe_mul(v, u1, i);
+    // x3 = rr² − j − 2v; y3 = rr (v − x3) − 2 s1 j; z3 = ((z1 + z2)² − z1z1 − z2z2) h
+    fe_mul(x3, rr, rr);
+    fe_sub(x3, x3, j);
+    fe_sub(x3, x3, v);
+    fe_sub(x3, x3, v);
+    fe_sub(t, v, x3);
+    fe_mul(y3, rr, t);
+    fe_mul(t, s1, j);
+    fe_add(t, t, t);
+    fe_sub(y3, y3, t);
+    fe_add(t, a->z, b->z);
+    fe_mul(z3, t, t);
+    fe_sub(z3, z3, z1z1);
+    fe_sub(z3, z3, z2z2);
+    fe_mul(z3, z3, h);
+    set_point(r, x3, y3, z3);
+    return 0;
+}
+
 /// Affine forms of `count` points (none the identity), with one inversion for all (Montgomery's trick).
 static void to_affine(affine *out, const jacobian *in, int count, num *scratch) {
     memcpy(scratch[0], in[0].z, sizeof(num));
@@ -372,37 +425,42 @@ static int on_curve(const num x, const num y) {
 
 // MARK: - Tables
 
-/// Fills `table` from `base` (affine, on the curve): row j holds d · 256^j · base for d = 1…255.
-static int fill(cohort_p256_table *table, affine base) {
-    jacobian *row = malloc(sizeof(jacobian) * (DIGITS + 1));
-    num *scratch = malloc(sizeof(num) * (DIGITS + 1));
-    affine *normal = malloc(sizeof(affine) * (DIGITS + 1));
-    int failed = row == NULL || scratch == NULL || normal == NULL;
-    for (int j = 0; j < WINDOWS && !failed; j++) {
-        set_point(&row[0], base.x, base.y, P.one);
+/// Fills `table` from `base` (affine, on the curve): every point in Jacobian form first, row after
+/// row (each row's base is twice the last point of the one before), then all made affine with one
+/// inversion.
+static int fill(cohort_p256_table *table, const affine *base) {
+    int count = table->windows * table->digits;
+    jacobian *points = malloc(sizeof(jacobian) * (size_t)count);
+    num *scratch = malloc(sizeof(num) * (size_t)count);
+    int failed = points == NULL || scratch == NULL;
+    jacobian row_base;
+    set_point(&row_base, base->x, base->y, P.one);
+    for (int j = 0; j < table->windows && !failed; j++) {
+        jacobian *row = points + j * table->digits;
+        row[0] = row_base;
         failed |= twice(&row[1], &row[0]) != 0;
-        // row[d − 1] = d · base; row[255] = 256 · base, the next row's base.
-        for (int d = 3; d <= DIGITS + 1 && !failed; d++) failed |= add_affine(&row[d - 1], &row[d - 2], &base) != 0;
-        if (failed) break;
-        to_affine(normal, row, DIGITS + 1, scratch);
-        memcpy(table->t[j], normal, sizeof(affine) * DIGITS);
-        base = normal[DIGITS];
+        for (int d = 3; d <= table->digits && !failed; d++) failed |= add_jacobian(&row[d - 1], &row[d - 2], &row[0]) != 0;
+        if (j + 1 < table->windows && !failed) failed |= twice(&row_base, &row[table->digits - 1]) != 0;
     }
-    free(row);
+    if (!failed) to_affine(table->t, points, count, scratch);
+    free(points);
     free(scratch);
-    free(normal);
     return failed ? -1 : 0;
 }
 
-static cohort_p256_table *new_table(const num x, const num y) {
-    if (!less(x, P.m) || !less(y, P.m)) return NULL;
+static cohort_p256_table *new_table(const num x, const num y, int width) {
+    if (width < MIN_WIDTH || width > MAX_WIDTH || !less(x, P.m) || !less(y, P.m)) return NULL;
     affine base;
     fe_mul(base.x, x, P.r2);
     fe_mul(base.y, y, P.r2);
     if (!on_curve(base.x, base.y)) return NULL;
-    cohort_p256_table *table = malloc(sizeof(cohort_p256_table));
+    int windows = (257 + width - 1) / width, digits = 1 << (width - 1);
+    cohort_p256_table *table = malloc(sizeof(cohort_p256_table) + sizeof(affine) * (size_t)(windows * digits));
     if (table == NULL) return NULL;
-    if (fill(table, base) != 0) {
+    table->width = width;
+    table->windows = windows;
+    table->digits = digits;
+    if (fill(table, &base) != 0) {
         free(table);
         return NULL;
     }
@@ -410,7 +468,24 @@ static cohort_p256_table *new_table(const num x, const num y) {
 }
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static cohort_p256_table *generator;
+/// Whether the arithmetic passed its checks at start (without them no table is made).
+static int ready;
+static pthread_mutex_t generators_lock = PTHREAD_MUTEX_INITIALIZER;
+/// The generator's table for each width, made when the first key's table of that width is.
+static cohort_p256_table *generators[MAX_WIDTH + 1];
+
+static const cohort_p256_table *generator(int width) {
+    cohort_p256_table *table = __atomic_load_n(&generators[width], __ATOMIC_ACQUIRE);
+    if (table != NULL) return table;
+    pthread_mutex_lock(&generators_lock);
+    table = generators[width];
+    if (table == NULL) {
+        table = new_table(GX, GY, width);
+        __atomic_store_n(&generators[width], table, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&generators_lock);
+    return table;
+}
 
 #if defined(COHORT_P256_NISTZ)
 /// Whether the assembly still computes what this file expects of it (the symbols are BoringSSL's
@@ -442,20 +517,20 @@ static int assembly_agrees(void) {
 static void setup(void) {
     if (setup_modulus(&P) != 0 || setup_modulus(&N) != 0) return;
 #if defined(COHORT_P256_NISTZ)
-    // Without the generator's table every verification is undecided, and swift-crypto decides.
+    // Without tables every verification goes the usual way, through swift-crypto.
     if (!assembly_agrees()) return;
 #endif
-    generator = new_table(GX, GY);
+    ready = 1;
 }
 
-cohort_p256_table *cohort_p256_table_new(const uint8_t x[32], const uint8_t y[32]) {
+cohort_p256_table *cohort_p256_table_new(const uint8_t x[32], const uint8_t y[32], int width) {
     pthread_once(&once, setup);
-    // Without the generator's table no verification could use a key's.
-    if (generator == NULL) return NULL;
+    // Without the generator's table of the same width no verification could use the key's.
+    if (!ready || width < MIN_WIDTH || width > MAX_WIDTH || generator(width) == NULL) return NULL;
     num px, py;
     from_bytes(px, x);
     from_bytes(py, y);
-    return new_table(px, py);
+    return new_table(px, py, width);
 }
 
 void cohort_p256_table_free(cohort_p256_table *table) {
@@ -479,18 +554,35 @@ static int add_to(jacobian *acc, const affine *b) {
 #endif
 }
 
-/// acc += k · P, from P's table: one addition per non-zero byte of k.
+/// acc += k · P, from P's table: k in signed digits of the table's width (each in −2^(w−1) + 1 …
+/// 2^(w−1), the carry passed up), one addition per non-zero digit, a negative one adding the point
+/// with y negated.
 static int add_multiple(jacobian *acc, const cohort_p256_table *table, const num k) {
-    for (int j = 0; j < WINDOWS; j++) {
-        unsigned digit = byte_at(k, j);
-        if (digit && add_to(acc, &table->t[j][digit - 1]) != 0) return -1;
+    int width = table->width, half = 1 << (width - 1), carry = 0;
+    for (int j = 0; j < table->windows; j++) {
+        int digit = (int)bits_at(k, j * width, width) + carry;
+        carry = digit > half;
+        if (carry) digit -= 1 << width;
+        if (digit == 0) continue;
+        const affine *point = &table->t[j * table->digits + (digit > 0 ? digit : -digit) - 1];
+        if (digit < 0) {
+            affine negated;
+            memcpy(negated.x, point->x, sizeof(num));
+            sub4(negated.y, P_LIMBS, point->y);
+            if (add_to(acc, &negated) != 0) return -1;
+        } else if (add_to(acc, point) != 0) {
+            return -1;
+        }
     }
-    return 0;
+    return carry ? -1 : 0;
 }
 
 int cohort_p256_verify(const cohort_p256_table *key, const uint8_t digest[32], const uint8_t rb[32], const uint8_t sb[32]) {
-    pthread_once(&once, setup);
-    if (generator == NULL || key == NULL) return -1;
+    if (key == NULL) return -1;
+    // The key's table exists, so the arithmetic passed its checks and the generator's table of the
+    // same width was made.
+    const cohort_p256_table *base = generator(key->width);
+    if (base == NULL) return -1;
     num r, s, e;
     from_bytes(r, rb);
     from_bytes(s, sb);
@@ -504,7 +596,7 @@ int cohort_p256_verify(const cohort_p256_table *key, const uint8_t digest[32], c
     sc_mul(u1, e, w);
     sc_mul(u2, r, w);
     jacobian acc = {.infinity = 1};
-    if (add_multiple(&acc, generator, u1) != 0 || add_multiple(&acc, key, u2) != 0 || acc.infinity) return -1;
+    if (add_multiple(&acc, base, u1) != 0 || add_multiple(&acc, key, u2) != 0 || acc.infinity) return -1;
     // Every coordinate kept is below p; one that is not is left undecided rather than compared.
     if (!less(acc.x, P.m) || !less(acc.z, P.m)) return -1;
     // x(R) mod n = r, with x(R) = X / Z²: X = r · Z², or X = (r + n) · Z² when r + n < p.

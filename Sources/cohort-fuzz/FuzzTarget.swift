@@ -22,11 +22,12 @@ enum FuzzTarget: String, CaseIterable {
 
     static let tokenKey = SymmetricKey(data: Data(repeating: 7, count: 32))
     static let challengeKey = SymmetricKey(data: Data(repeating: 9, count: 32))
-    /// Four fixed signing keys, and their tables (`p256`).
+    /// Four fixed signing keys, and their tables (`p256`): small for the first and third, large for the others.
     static let signingKeys = (1...4).map { try! P256.Signing.PrivateKey(rawRepresentation: Data(repeating: UInt8($0), count: 32)) }
-    static let tables = signingKeys.map { key in
+    static let tables = signingKeys.enumerated().map { index, key in
         let publicKey = P256Key(key.publicKey)
-        return (publicKey, P256KeyTable.make(x963: publicKey.x963, budget: .init(limit: 1))!)
+        let size: P256KeyTable.Size = index.isMultiple(of: 2) ? .small : .large
+        return (publicKey, P256KeyTable.make(x963: publicKey.x963, size: size, budget: .init(limit: 1))!)
     }
 
     func run(_ data: Data) {

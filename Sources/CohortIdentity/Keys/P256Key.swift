@@ -11,8 +11,8 @@ public struct P256Key: Hashable, Sendable, CustomStringConvertible {
     /// Valid signatures checked with this key in this process, and its table once it has earned one.
     let use: P256KeyUse
 
-    /// Valid signatures a key checks before it gets its table of multiples (`P256KeyTable`).
-    public static var signaturesBeforeTable: Int { P256KeyUse.defaultThreshold }
+    /// Valid signatures a key checks before it gets its large table of multiples (`P256KeyTable`).
+    public static var signaturesBeforeLargeTable: Int { P256KeyUse.largeAfter }
 
     public init(x963 data: Data) throws {
         self = try Self.parsed.value(for: data) { try Self(parsing: data) }

@@ -3,17 +3,34 @@ import Crypto
 import Foundation
 import Synchronization
 
-/// A public key's table of multiples (`CP256`): 32 × 255 points computed once, after which each
-/// signature by the key is checked with about 64 point additions and no doublings, instead of the
-/// roughly 300 point operations of a verification from scratch. A participant's few keys sign
-/// thousands of commits and notices, so a long history pays for the table many times over.
+/// A public key's table of multiples (`CP256`), computed once, after which each signature by the key
+/// is checked with one point addition per signed digit of its two scalars and no doublings, instead
+/// of the roughly 300 point operations of a verification from scratch. Two sizes: a small one that
+/// pays for itself within a few signatures (a push of one commit and its notices, all by one key),
+/// and a large one for a key that signs thousands (a history).
 ///
 /// The table only ever says "valid" on its own: any other answer is swift-crypto's (`P256Key.isValid`).
 final class P256KeyTable: @unchecked Sendable {
     private let pointer: OpaquePointer
     private let budget: Budget
+    /// The size this table is.
+    let size: Size
 
-    /// Tables alive at once, so that memory stays bounded whatever keys arrive (each is about 510 KiB).
+    /// The two sizes, by the bits of each signed digit.
+    enum Size: Int32, Sendable, CaseIterable {
+        /// 52 windows of 16 points (52 KiB), made in about the time of two verifications; a signature
+        /// through it costs about a fifth of one from scratch.
+        case small = 5
+        /// 33 windows of 128 points (264 KiB), made in about the time of ten; about an eighth.
+        case large = 8
+
+        /// Tables of this size alive at once in the whole process, so that memory stays bounded
+        /// whatever keys arrive (about 6.5 MiB of small tables, 8.3 MiB of large ones).
+        static let budgets: [Size: Budget] = [.small: Budget(limit: 128), .large: Budget(limit: 32)]
+        var budget: Budget { Self.budgets[self]! }
+    }
+
+    /// Tables alive at once, so that memory stays bounded whatever keys arrive.
     final class Budget: Sendable {
         let limit: Int
         private let alive = Atomic<Int>(0)
@@ -21,9 +38,6 @@ final class P256KeyTable: @unchecked Sendable {
         init(limit: Int) {
             self.limit = limit
         }
-
-        /// One table in the whole process per key worth it, at most 32 (about 16 MiB).
-        static let shared = Budget(limit: 32)
 
         var count: Int { alive.load(ordering: .relaxed) }
 
@@ -40,8 +54,9 @@ final class P256KeyTable: @unchecked Sendable {
         }
     }
 
-    private init(pointer: OpaquePointer, budget: Budget) {
+    private init(pointer: OpaquePointer, size: Size, budget: Budget) {
         self.pointer = pointer
+        self.size = size
         self.budget = budget
     }
 
@@ -50,18 +65,20 @@ final class P256KeyTable: @unchecked Sendable {
         budget.give()
     }
 
-    /// The table of `x963` (`0x04 ‖ x ‖ y`), or nil when the budget is spent or the point is not on the curve.
-    static func make(x963: Data, budget: Budget = .shared) -> P256KeyTable? {
+    /// The table of `x963` (`0x04 ‖ x ‖ y`) of `size`, or nil when the budget is spent or the point is
+    /// not on the curve.
+    static func make(x963: Data, size: Size, budget: Budget? = nil) -> P256KeyTable? {
+        let budget = budget ?? size.budget
         guard x963.count == 65, x963.first == 0x04, budget.take() else { return nil }
         let pointer = x963.withUnsafeBytes { raw -> OpaquePointer? in
             let bytes = raw.bindMemory(to: UInt8.self).baseAddress!
-            return cohort_p256_table_new(bytes + 1, bytes + 33)
+            return cohort_p256_table_new(bytes + 1, bytes + 33, size.rawValue)
         }
         guard let pointer else {
             budget.give()
             return nil
         }
-        return P256KeyTable(pointer: pointer, budget: budget)
+        return P256KeyTable(pointer: pointer, size: size, budget: budget)
     }
 
     /// The table's verdict on `signature` over the message whose SHA-256 is `digest`: 1 valid,
@@ -79,54 +96,66 @@ final class P256KeyTable: @unchecked Sendable {
     }
 }
 
-/// How many signatures a key has found valid in this process, and its table once it has earned one.
-/// Shared by every copy of the key (`P256Key`'s memo of parsed keys hands out the same one). Only
-/// valid signatures count, so that nobody earns a table (and spends the process's budget) with
-/// signatures that fail.
+/// How many signatures a key has found valid in this process, and the table it has earned: a small
+/// one after `smallAfter` valid signatures, a large one in its place after `largeAfter`. Shared by
+/// every copy of the key (`P256Key`'s memo of parsed keys hands out the same one). Only valid
+/// signatures count, so that nobody earns a table (and spends the process's budget) with signatures
+/// that fail.
 final class P256KeyUse: Sendable {
     private struct State {
         var uses = 0
         var table: P256KeyTable?
         var building = false
+        /// The size the key is to get next, and after how many valid signatures (nil: none).
+        var next: (size: P256KeyTable.Size, due: Int)?
     }
 
-    /// Signatures a key checks the usual way before it gets a table: a table costs about as much as
-    /// 50 verifications and saves about three quarters of each later one, so one-off keys and short
-    /// pushes never build one.
-    static let defaultThreshold = 256
+    /// Valid signatures before the small table: it costs about two verifications and saves about
+    /// four fifths of each later one, so a key that signs a handful of times already gains.
+    static let smallAfter = 4
+    /// Valid signatures before the large table, which costs about five small ones to make and saves
+    /// a third of each signature the small one checks.
+    static let largeAfter = 256
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     /// The key, `0x04 ‖ x ‖ y`.
     private let x963: Data
-    private let threshold: Int
-    private let budget: P256KeyTable.Budget
+    private let thresholds: [P256KeyTable.Size: Int]
+    private let budgets: [P256KeyTable.Size: P256KeyTable.Budget]
 
-    init(x963: Data, threshold: Int = defaultThreshold, budget: P256KeyTable.Budget = .shared) {
+    init(x963: Data, smallAfter: Int = smallAfter, largeAfter: Int = largeAfter,
+         budgets: [P256KeyTable.Size: P256KeyTable.Budget] = P256KeyTable.Size.budgets) {
         self.x963 = x963
-        self.threshold = threshold
-        self.budget = budget
+        thresholds = [.small: smallAfter, .large: largeAfter]
+        self.budgets = budgets
+        state = Mutex(State(next: (.small, smallAfter)))
     }
 
     /// The key's table, once built.
     var table: P256KeyTable? { state.withLock { $0.table } }
 
-    /// Counts a signature the key found valid the usual way; the one that reaches `threshold` builds
-    /// the table on this thread (others meanwhile go on without it). When the budget is spent the
-    /// count starts again, and the table is asked for again after as many valid signatures more.
+    /// Counts a signature the key found valid (the usual way or through its table); the one that
+    /// makes a table due builds it on this thread (others meanwhile go on with what they have).
     func countValid() {
-        let build = state.withLock { state -> Bool in
-            guard state.table == nil, !state.building else { return false }
+        let build = state.withLock { state -> P256KeyTable.Size? in
             state.uses += 1
-            guard state.uses >= threshold else { return false }
+            guard !state.building, let next = state.next, state.uses >= next.due else { return nil }
             state.building = true
-            return true
+            return next.size
         }
-        guard build else { return }
-        let made = P256KeyTable.make(x963: x963, budget: budget)
+        guard let build else { return }
+        let made = P256KeyTable.make(x963: x963, size: build, budget: budgets[build])
         state.withLock { state in
             state.building = false
-            state.table = made
-            state.uses = 0
+            if let made {
+                state.table = made
+                state.next = build == .small ? (.large, thresholds[.large]!) : nil
+            } else {
+                // The budget of that size is spent: asked again after as many valid signatures more,
+                // for the large size when a small one was refused (a key that signs thousands still
+                // earns its large table while other keys hold every small one).
+                state.next = (.large, max(state.uses + thresholds[build]!, thresholds[.large]!))
+            }
         }
     }
 }

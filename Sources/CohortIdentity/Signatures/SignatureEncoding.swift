@@ -52,6 +52,7 @@ extension P256Key {
             #if DEBUG
             precondition(signingKey.isValidSignature(signature, for: digest), "a key's table accepted a signature swift-crypto refuses")
             #endif
+            use.countValid()
             return true
         }
         guard signingKey.isValidSignature(signature, for: digest) else { return false }
