@@ -168,6 +168,21 @@ extension Repository {
         return ObjectID(oid)
     }
 
+    /// The commits from `tip` down its line of single parents to the first one in `stop` (not
+    /// included), parents first; nil when the line first meets a merge, a root, more than `limit`
+    /// commits, or anything it cannot read (a walk of the whole graph then decides). Only a line: it
+    /// says nothing of whether a commit on it is also reached from a commit in `stop` some other way.
+    public func lineOfCommits(from tip: ObjectID, downTo stop: Set<ObjectID>, limit: Int) -> [ObjectID]? {
+        var line: [ObjectID] = []
+        var next = tip
+        while !stop.contains(next) {
+            guard line.count < limit, let commit = try? commit(next), commit.parents.count == 1 else { return nil }
+            line.append(next)
+            next = commit.parents[0]
+        }
+        return line.reversed()
+    }
+
     /// Commits from `tip` back to (not including) `hidden` and their ancestors, parents before children.
     public func commits(from tip: ObjectID, hiding hidden: [ObjectID] = []) throws -> [ObjectID] {
         try walk(from: tip, hiding: hidden, sorting: GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_REVERSE.rawValue, firstParentOnly: false)

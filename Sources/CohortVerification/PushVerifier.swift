@@ -174,6 +174,25 @@ public final class PushVerifier {
         var reached: [(id: ObjectID, ref: String)] = []
         var listed = Set<ObjectID>()
         var pushedDefault: ObjectID?
+        let hidden = Set(trusted)
+        var headsRemembered: Bool?
+        // What `tip` reaches that no branch or tag does, parents first, and which of them are
+        // remembered when that is known already. The usual push, a line of new commits onto a branch
+        // or tag, is read down to it, and that line is the answer when none of its commits is
+        // remembered and every branch and tag is: the hook remembers every commit it accepts, and
+        // each one's history was remembered before it, so a line with no remembered commit holds
+        // none that a branch or tag reaches. Anything else is libgit2's walk of the whole graph,
+        // which reads as far back as commits share a date (a script's history, made in one second,
+        // is read whole on every push).
+        func reach(_ tip: ObjectID) throws -> (ids: [ObjectID], remembered: Set<ObjectID>?) {
+            if trustingRefs, !hidden.isEmpty, let line = repository.lineOfCommits(from: tip, downTo: hidden, limit: budget + 1) {
+                guard !line.isEmpty else { return ([], []) }
+                let answer = questions.remembered(among: headsRemembered == nil ? line + trusted : line)
+                if headsRemembered == nil { headsRemembered = trusted.allSatisfy(answer.contains) }
+                if headsRemembered == true, !line.contains(where: answer.contains) { return (line, []) }
+            }
+            return (try repository.commits(from: tip, hiding: trusted), nil)
+        }
 
         for update in updates {
             func reject(_ commit: ObjectID, _ code: CohortError.Code, _ reason: String, hint: String? = nil) {
@@ -205,10 +224,10 @@ public final class PushVerifier {
             }
             // A tip an earlier update of this push already reached, with nothing refused so far: all it
             // reaches was listed, and verified or remembered (a thousand refs at one tip, one walk).
-            let reaching = trustingRefs && rejections.isEmpty && listed.contains(tip)
-                ? [] : try repository.commits(from: tip, hiding: trusted)
+            let (reaching, rememberedOfThem) = trustingRefs && rejections.isEmpty && listed.contains(tip)
+                ? ([], []) : try reach(tip)
             let unknown = reaching.filter { !verified.contains($0) && !remembered.contains($0) }
-            let rememberedNow = questions.remembered(among: unknown)
+            let rememberedNow = rememberedOfThem ?? questions.remembered(among: unknown)
             remembered.formUnion(rememberedNow)
             let commits = unknown.filter { !rememberedNow.contains($0) }
             guard commits.count <= budget else {

@@ -35,10 +35,13 @@ public struct VerifiedCommits {
         // are. Whatever else it turns into a wanted start is still parsed, and refused, below.
         let lowercase: UInt64 = 0x2020_2020_2020_2020
         let starts = Set(wanted.map { Array($0.hex.utf8.prefix(8)).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) } })
+        // A push's few starts are compared one by one (cheaper than hashing each line's).
+        let few = starts.count <= 16 ? Array(starts) : nil
         var found = Set<ObjectID>()
         forEachLine { line in
-            guard line.count == 40, starts.contains(line.loadUnaligned(as: UInt64.self) | lowercase),
-                  let id = ObjectID(hexDigits: line), wanted.contains(id) else { return }
+            guard line.count == 40 else { return }
+            let start = line.loadUnaligned(as: UInt64.self) | lowercase
+            guard few?.contains(start) ?? starts.contains(start), let id = ObjectID(hexDigits: line), wanted.contains(id) else { return }
             found.insert(id)
         }
         return found

@@ -357,6 +357,50 @@ import Testing
         }
     }
 
+    /// A branch started from the middle of the default branch, with a tag further down: the line from
+    /// the new commit down to the nearest branch or tag runs through a commit the default branch
+    /// already holds, Bo's, and Bo has been removed since. Only the new commit is new to the
+    /// repository, so only it meets the current membership: accepted by both hook programs, with the
+    /// verified-commits file and without it (a hook that took the line for the push's new commits
+    /// would refuse Bo's with E_REVOKED).
+    @Test func aBranchFromTheMiddleOfTheDefaultBranchBringsOnlyItsOwnCommits() throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let bo = try server.clone("bo", for: scenario.bo)
+        #expect(try run("git", ["tag", "v1"], in: bo.directory).status == 0)
+        #expect(try server.push(bo, refspec: "refs/tags/v1").status == 0)
+        try scenario.write("bo's line\n", to: "bo.md", in: bo)
+        let bos = try #require(try bo.commitChanges(message: "bo on main")).commit
+        try server.expectAccepted(bo)
+        try scenario.write("and another\n", to: "bo2.md", in: bo)
+        _ = try #require(try bo.commitChanges(message: "bo again"))
+        try server.expectAccepted(bo)
+        #expect(try run("git", ["pull", "-q", "--ff-only", server.remote, "main"], in: scenario.owner.directory).status == 0)
+        _ = try scenario.owner.removeParticipants(["bo@example.com"])
+        try server.expectAccepted(scenario.owner)
+        let cy = try server.clone("cy", for: scenario.cy)
+        let cySigner = try signer(scenario.cy.home, in: cy)
+        let memory = server.bare.appendingPathComponent("cohort/verified")
+        for (index, verifier) in [HookServer.Verifier.cohortHook, .cohortAlone, .cohortHook].enumerated() {
+            try server.use(verifier)
+            if index == 2 { try FileManager.default.removeItem(at: memory) }
+            let id = try cy.repository.createCommit(
+                tree: try cy.repository.tree(ofCommit: bos), parents: [bos],
+                message: CommitTrailer.append(to: "cy's branch \(index)", scheme: cySigner.root.scheme, proof: cySigner.proof),
+                author: Person(name: "Cy", email: "cy@example.com"), sign: { try SSHSignature.sign($0, with: cySigner.key) })
+            let result = try server.push(cy, refspec: "\(id.hex):refs/heads/cy-\(index)")
+            #expect(result.status == 0, "\(verifier), file kept: \(index < 2): \(result.stderr)")
+            #expect(try server.tip("refs/heads/cy-\(index)") == id.hex)
+        }
+        // A new commit of Bo's on the same place is his own, and refused.
+        let boSigner = try signer(scenario.bo.home, in: bo)
+        let late = try bo.repository.createCommit(
+            tree: try bo.repository.tree(ofCommit: bos), parents: [bos],
+            message: CommitTrailer.append(to: "bo, removed", scheme: boSigner.root.scheme, proof: boSigner.proof),
+            author: Person(name: "Bo", email: "bo@example.com"), sign: { try SSHSignature.sign($0, with: boSigner.key) })
+        try server.expectRefused(bo, "E_REVOKED", at: late, refspec: "\(late.hex):refs/heads/bo-late", ref: "refs/heads/bo-late")
+    }
+
     @Test func anAppleSchemeCommitIsRefused() throws {
         let (server, bo, good, tree) = try boAddingFile("a.md")
         let scenario = server.scenario

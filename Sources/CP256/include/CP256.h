@@ -12,8 +12,8 @@
 /// The multiples of one point for digits of `width` bits (4 to 8): `d · 2^(width · j) · P` for
 /// d = 1 … 2^(width − 1) and j = 0 … ⌈257 / width⌉ − 1, affine, in Montgomery form. A verification
 /// adds one point per non-zero digit of each of its two scalars: width 5 (53,248 bytes) takes 52
-/// windows and costs about two verifications to make; width 8 (270,336 bytes) takes 33 and costs
-/// about ten.
+/// windows and costs about six verifications to make; width 8 (270,336 bytes) takes 33 and costs
+/// about thirty.
 typedef struct cohort_p256_table cohort_p256_table;
 
 /// The table of the point (x, y) (32 bytes each, big-endian) for digits of `width` bits; NULL when

@@ -18,10 +18,10 @@ final class P256KeyTable: @unchecked Sendable {
 
     /// The two sizes, by the bits of each signed digit.
     enum Size: Int32, Sendable, CaseIterable {
-        /// 52 windows of 16 points (52 KiB), made in about the time of two verifications; a signature
-        /// through it costs about a fifth of one from scratch.
+        /// 52 windows of 16 points (52 KiB), made in about the time of six verifications from scratch
+        /// (4.1 M instructions against 0.7 M); a signature through it costs about a third of one.
         case small = 5
-        /// 33 windows of 128 points (264 KiB), made in about the time of ten; about an eighth.
+        /// 33 windows of 128 points (264 KiB), made in about the time of thirty; about a quarter.
         case large = 8
 
         /// Tables of this size alive at once in the whole process, so that memory stays bounded
@@ -110,11 +110,13 @@ final class P256KeyUse: Sendable {
         var next: (size: P256KeyTable.Size, due: Int)?
     }
 
-    /// Valid signatures before the small table: it costs about two verifications and saves about
-    /// four fifths of each later one, so a key that signs a handful of times already gains.
-    static let smallAfter = 4
+    /// Valid signatures before the small table: it costs about six verifications to make (twelve for
+    /// a process's first, which makes the generator's too) and saves two thirds of each later one.
+    /// A key is given it once it has spent about what its own table costs: a push of a commit and a
+    /// few notices never pays for one, a push of a hundred notices by one key does.
+    static let smallAfter = 8
     /// Valid signatures before the large table, which costs about five small ones to make and saves
-    /// a third of each signature the small one checks.
+    /// a quarter of each signature the small one checks.
     static let largeAfter = 256
 
     private let state: Mutex<State>
