@@ -120,6 +120,9 @@ public final class PushVerifier {
         return []
     }
 
+    /// Commits a push's line of new commits is read for before libgit2's walk takes over.
+    static let longestLine = 64
+
     /// Checks every update; returns the refusals (empty: the push may proceed).
     /// `trustingRefs: false` verifies everything the updates reach, as `cohort hook install` does once
     /// for what a repository held before the hook.
@@ -183,9 +186,12 @@ public final class PushVerifier {
         // each one's history was remembered before it, so a line with no remembered commit holds
         // none that a branch or tag reaches. Anything else is libgit2's walk of the whole graph,
         // which reads as far back as commits share a date (a script's history, made in one second,
-        // is read whole on every push).
+        // is read whole on every push). The line is read for at most `longestLine` commits: a tip
+        // behind a branch (a tag on an old commit, a branch from the middle of another) would
+        // otherwise be read down to the root before the walk, for each of a push's updates.
         func reach(_ tip: ObjectID) throws -> (ids: [ObjectID], remembered: Set<ObjectID>?) {
-            if trustingRefs, !hidden.isEmpty, let line = repository.lineOfCommits(from: tip, downTo: hidden, limit: budget + 1) {
+            if trustingRefs, !hidden.isEmpty,
+               let line = repository.lineOfCommits(from: tip, downTo: hidden, limit: min(budget + 1, Self.longestLine)) {
                 guard !line.isEmpty else { return ([], []) }
                 let answer = questions.remembered(among: headsRemembered == nil ? line + trusted : line)
                 if headsRemembered == nil { headsRemembered = trusted.allSatisfy(answer.contains) }
