@@ -5,11 +5,15 @@ import Synchronization
 /// Only successes are kept; when full it starts again empty, so memory stays bounded whatever
 /// arrives. Results are exactly what the computation returns, so the memo changes no verdict.
 final class RecentResults<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private let storage = Mutex<[Key: Value]>([:])
+    private let storage: Mutex<[Key: Value]>
     private let capacity: Int
 
     init(capacity: Int) {
         self.capacity = capacity
+        // Room for every entry from the start: a table that grows rehashes what it holds, and a memo
+        // that fills and starts again would do so over and over (a proof folded for the first time
+        // cost twice a bare fold; Docs/Benchmarks.md).
+        storage = Mutex([Key: Value](minimumCapacity: capacity))
     }
 
     func value(for key: Key, _ compute: () throws -> Value) rethrows -> Value {
