@@ -5,6 +5,7 @@
 //   $bin/cohort-bench identity [--seconds S] [--roots N] [--rounds R]
 //   $bin/cohort-bench history DIR COMMITS     (input for Scripts/bench-verify.sh)
 //   $bin/cohort-bench floor [SECONDS]         (raw ECDSA verifications/s on every core)
+//   $bin/cohort-bench hook-warm GIT_DIR UPDATES VERIFIED ROUNDS   (one push verified again and again in one process)
 //   $bin/cohort-bench table [SECONDS]         (the same through keys' tables of multiples)
 //   $bin/cohort-bench exchanges LINK SECONDS CONCURRENCY [--addresses]   (Scripts/bench-instances.sh)
 import CohortIdentity
@@ -235,6 +236,8 @@ case "objects" where arguments.count >= 4:
     // cohort-bench objects REPOSITORY IDS THREADS [own]: the objects named in IDS read through libgit2 (or, with `own`, Cohort's pack reader) on THREADS threads.
     try objectsBenchmark(repository: arguments[1], ids: arguments[2], threads: max(1, Int(arguments[3]) ?? 1),
                          ownPacks: arguments.dropFirst(4).first == "own")
+case "hook-warm" where arguments.count >= 5:
+    try warmHookBenchmark(gitDir: arguments[1], updatesFile: arguments[2], verifiedFile: arguments[3], rounds: Int(arguments[4]) ?? 10)
 case "floor":
     // cohort-bench floor [SECONDS]: one number, raw verifications per second on every core.
     let seconds = arguments.count > 1 ? Double(arguments[1]) ?? 1 : 1
@@ -244,6 +247,6 @@ case "table":
     let seconds = arguments.count > 1 ? Double(arguments[1]) ?? 1 : 1
     print(String(format: "%.0f", try tableRate(seconds: seconds, threads: ProcessInfo.processInfo.activeProcessorCount)))
 default:
-    FileHandle.standardError.write(Data("usage: cohort-bench identity [--seconds S] [--roots N] [--rounds R]\n       cohort-bench floor [SECONDS]\n       cohort-bench table [SECONDS]\n       cohort-bench notice FILE [SECONDS]\n       cohort-bench objects REPOSITORY IDS THREADS [own]\n       cohort-bench history DIR COMMITS\n       cohort-bench sinks DIR COUNT WEBHOOK_URL SECRET\n       cohort-bench exchanges LINK SECONDS CONCURRENCY [--addresses]\n".utf8))
+    FileHandle.standardError.write(Data("usage: cohort-bench identity [--seconds S] [--roots N] [--rounds R]\n       cohort-bench floor [SECONDS]\n       cohort-bench table [SECONDS]\n       cohort-bench hook-warm GIT_DIR UPDATES VERIFIED ROUNDS\n       cohort-bench notice FILE [SECONDS]\n       cohort-bench objects REPOSITORY IDS THREADS [own]\n       cohort-bench history DIR COMMITS\n       cohort-bench sinks DIR COUNT WEBHOOK_URL SECRET\n       cohort-bench exchanges LINK SECONDS CONCURRENCY [--addresses]\n".utf8))
     exit(64)
 }
