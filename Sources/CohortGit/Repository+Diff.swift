@@ -102,8 +102,10 @@ extension Repository {
         guard depth <= walk.maxDepth else {
             throw CohortError(.tooLarge, "folders are nested deeper than \(walk.maxDepth) levels at \(prefix)")
         }
-        try withTree(old, memo: walk.memo) { oldTree in
-            try withTree(new, memo: walk.memo) { newTree in
+        // The new tree first: in a pushed (thin) pack it is usually a delta on the old one, whose copy
+        // the reader then keeps, and reading the old tree next costs no second inflation.
+        try withTree(new, memo: walk.memo) { newTree in
+            try withTree(old, memo: walk.memo) { oldTree in
                 // Swift strings only for what changed.
                 for pair in try Self.differences(oldTree, newTree, prefix: prefix) {
                     let before = pair.old_index >= 0 ? oldTree?[Int(pair.old_index)] : nil
