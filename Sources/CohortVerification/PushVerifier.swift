@@ -190,7 +190,8 @@ public final class PushVerifier {
         // behind a branch (a tag on an old commit, a branch from the middle of another) would
         // otherwise be read down to the root before the walk, for each of a push's updates.
         func reach(_ tip: ObjectID) throws -> (ids: [ObjectID], remembered: Set<ObjectID>?) {
-            if trustingRefs, !hidden.isEmpty,
+            // Once a branch or tag is found unremembered, no line is read again in this push.
+            if trustingRefs, !hidden.isEmpty, headsRemembered != false,
                let line = repository.lineOfCommits(from: tip, downTo: hidden, limit: min(budget + 1, Self.longestLine)) {
                 guard !line.isEmpty else { return ([], []) }
                 let answer = questions.remembered(among: headsRemembered == nil ? line + trusted : line)
