@@ -24,8 +24,8 @@ case let words where words.count == 3 && words[0] == "pre-receive" && words[1] =
              status: 1)
     }
     // Everything the hook says is written unbuffered and every file it writes is closed: the
-    // process ends without the exit handlers of the libraries it links (OpenSSL's, libstdc++'s),
-    // which take about a millisecond of every push.
+    // process ends without running the exit handlers of the libraries it links (OpenSSL's,
+    // libstdc++'s), work every push would otherwise wait for.
     _exit(PreReceiveHook.main())
 default:
     fail(CohortError(.usage, "cohort-hook takes `pre-receive --expect-version VERSION` or `--version`",

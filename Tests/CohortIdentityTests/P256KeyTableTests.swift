@@ -305,7 +305,7 @@ struct P256KeyTableTests {
     }
 
     @Test func aKeyEarnsItsSmallThenItsLargeTableWithinTheBudgets() throws {
-        let budgets: [P256KeyTable.Size: P256KeyTable.Budget] = [.small: .init(limit: 1), .large: .init(limit: 1)]
+        let budgets = (small: P256KeyTable.Budget(limit: 1), large: P256KeyTable.Budget(limit: 1))
         let x963 = P256Key(P256.Signing.PrivateKey().publicKey).x963
         let other = P256Key(P256.Signing.PrivateKey().publicKey).x963
         let first = P256KeyUse(x963: x963, smallAfter: 3, largeAfter: 6, budgets: budgets)
@@ -320,7 +320,7 @@ struct P256KeyTableTests {
         #expect(first.table?.size == .small)
         first.countValid()
         #expect(first.table?.size == .large, "the large table replaces the small one")
-        #expect(budgets[.small]!.count == 0 && budgets[.large]!.count == 1, "the small table was let go")
+        #expect(budgets.small.count == 0 && budgets.large.count == 1, "the small table was let go")
         // Small tables to spare, the large ones spent: the other key gets a small one and stays there.
         for _ in 0..<12 { second.countValid() }
         #expect(second.table?.size == .small, "the large budget is spent")
@@ -338,7 +338,7 @@ struct P256KeyTableTests {
 
     /// A key refused a small table (every one held by other keys) still earns its large one.
     @Test func aKeyRefusedASmallTableStillEarnsALargeOne() throws {
-        let budgets: [P256KeyTable.Size: P256KeyTable.Budget] = [.small: .init(limit: 0), .large: .init(limit: 1)]
+        let budgets = (small: P256KeyTable.Budget(limit: 0), large: P256KeyTable.Budget(limit: 1))
         let use = P256KeyUse(x963: P256Key(P256.Signing.PrivateKey().publicKey).x963, smallAfter: 2, largeAfter: 8, budgets: budgets)
         for _ in 0..<7 { use.countValid() }
         #expect(use.table == nil)

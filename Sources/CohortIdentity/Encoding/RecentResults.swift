@@ -12,7 +12,7 @@ final class RecentResults<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         self.capacity = capacity
         // Room for every entry from the start: a table that grows rehashes what it holds, and a memo
         // that fills and starts again would do so over and over (a proof folded for the first time
-        // cost twice a bare fold; Docs/Benchmarks.md).
+        // cost three times a bare fold; Docs/Benchmarks.md).
         storage = Mutex([Key: Value](minimumCapacity: capacity))
     }
 

@@ -26,8 +26,7 @@ final class P256KeyTable: @unchecked Sendable {
 
         /// Tables of this size alive at once in the whole process, so that memory stays bounded
         /// whatever keys arrive (about 6.5 MiB of small tables, 8.3 MiB of large ones).
-        static let budgets: [Size: Budget] = [.small: Budget(limit: 128), .large: Budget(limit: 32)]
-        var budget: Budget { Self.budgets[self]! }
+        static let budgets = (small: Budget(limit: 128), large: Budget(limit: 32))
     }
 
     /// Tables alive at once, so that memory stays bounded whatever keys arrive.
@@ -68,7 +67,7 @@ final class P256KeyTable: @unchecked Sendable {
     /// The table of `x963` (`0x04 ‖ x ‖ y`) of `size`, or nil when the budget is spent or the point is
     /// not on the curve.
     static func make(x963: Data, size: Size, budget: Budget? = nil) -> P256KeyTable? {
-        let budget = budget ?? size.budget
+        let budget = budget ?? (size == .small ? Size.budgets.small : Size.budgets.large)
         guard x963.count == 65, x963.first == 0x04, budget.take() else { return nil }
         let pointer = x963.withUnsafeBytes { raw -> OpaquePointer? in
             let bytes = raw.bindMemory(to: UInt8.self).baseAddress!
@@ -122,13 +121,15 @@ final class P256KeyUse: Sendable {
     private let state: Mutex<State>
     /// The key, `0x04 ‖ x ‖ y`.
     private let x963: Data
-    private let thresholds: [P256KeyTable.Size: Int]
-    private let budgets: [P256KeyTable.Size: P256KeyTable.Budget]
+    private let smallAfter: Int
+    private let largeAfter: Int
+    private let budgets: (small: P256KeyTable.Budget, large: P256KeyTable.Budget)
 
     init(x963: Data, smallAfter: Int = smallAfter, largeAfter: Int = largeAfter,
-         budgets: [P256KeyTable.Size: P256KeyTable.Budget] = P256KeyTable.Size.budgets) {
+         budgets: (small: P256KeyTable.Budget, large: P256KeyTable.Budget) = P256KeyTable.Size.budgets) {
         self.x963 = x963
-        thresholds = [.small: smallAfter, .large: largeAfter]
+        self.smallAfter = smallAfter
+        self.largeAfter = largeAfter
         self.budgets = budgets
         state = Mutex(State(next: (.small, smallAfter)))
     }
@@ -146,17 +147,17 @@ final class P256KeyUse: Sendable {
             return next.size
         }
         guard let build else { return }
-        let made = P256KeyTable.make(x963: x963, size: build, budget: budgets[build])
+        let made = P256KeyTable.make(x963: x963, size: build, budget: build == .small ? budgets.small : budgets.large)
         state.withLock { state in
             state.building = false
             if let made {
                 state.table = made
-                state.next = build == .small ? (.large, thresholds[.large]!) : nil
+                state.next = build == .small ? (.large, largeAfter) : nil
             } else {
                 // The budget of that size is spent: asked again after as many valid signatures more,
                 // for the large size when a small one was refused (a key that signs thousands still
                 // earns its large table while other keys hold every small one).
-                state.next = (.large, max(state.uses + thresholds[build]!, thresholds[.large]!))
+                state.next = (.large, max(state.uses + (build == .small ? smallAfter : largeAfter), largeAfter))
             }
         }
     }
