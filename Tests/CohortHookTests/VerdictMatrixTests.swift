@@ -624,6 +624,43 @@ import Testing
         try expectSyncRefuses(server, bo, attack: id, code: .badSignature)
     }
 
+    /// After 8 valid signatures in one process a key checks through its small table of multiples: a
+    /// push of two of Bo's commits, 20 of his notices in the first, and in the second a notice
+    /// carrying his real signature made over another notice. The hook (one process for the push)
+    /// checks that notice through Bo's small table; refused alike everywhere, and the owner's sync
+    /// keeps every byte.
+    @Test func aTransplantedNoticeSignatureIsRefusedThroughTheKeysSmallTable() throws {
+        let (server, bo, good) = try cloned(by: \.bo)
+        let scenario = server.scenario
+        let me = try signer(scenario.bo.home, in: bo)
+        try forge(bo, signer: me, files: Attacks.noticeFiles(20, by: me, in: scenario.identifier), message: "twenty notices")
+        let attack = try forge(bo, signer: me, files: Attacks.noticeFiles(20, by: me, in: scenario.identifier, transplantedAt: 13),
+                               message: "one moved signature")
+        try expectOneVerdict(server, bo, home: scenario.bo.home, attack: attack, good: good, code: .badSignature, at: attack)
+        #expect(try P256Key(x963: me.key.publicKey.x963).use.table != nil, "Bo's key never reached a table")
+        try expectSyncRefuses(server, bo, attack: attack, code: .badSignature)
+    }
+
+    /// A line of three new commits onto main (the hook reads it down to main instead of walking the
+    /// graph), the middle one signed with Bo's real key after his removal: refused alike everywhere at
+    /// Bo's commit, and nothing of the line lands.
+    @Test func aRemovedParticipantsCommitInsideALineOfNewCommitsIsRefused() throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        _ = try scenario.owner.removeParticipants(["bo@example.com"])
+        try server.expectAccepted(scenario.owner)
+        let cy = try server.clone("cy", for: scenario.cy)
+        let good = try cy.head().commit
+        let cySigner = try signer(scenario.cy.home, in: cy)
+        let boSigner = try CollaborationSigner(home: scenario.bo.home, context: cy.state().context)
+        try forge(cy, signer: cySigner, files: ["one.md": Data("one\n".utf8)], message: "cy one")
+        let bos = try forge(cy, signer: boSigner, files: ["two.md": Data("two\n".utf8)], message: "bo, removed")
+        try forge(cy, signer: cySigner, files: ["three.md": Data("three\n".utf8)], message: "cy three")
+        let tip = try cy.head().commit
+        try expectOneVerdict(server, cy, home: scenario.cy.home, attack: tip, good: good, code: .revoked, at: bos)
+        #expect(try server.tip() == good.hex)
+    }
+
     @Test(arguments: ["gpgsig", "gpgsig-sha256"])
     func aSecondSignatureHeaderIsRefused(header: String) throws {
         let (server, bo, good, tree) = try boAddingFile("y.md")

@@ -216,6 +216,22 @@ struct ServerVerdictTests {
         expectViolation(.badSignature, in: bo, at: attack)
     }
 
+    @Test("past 8 valid signatures a key checks through its small table; a notice carrying its real signature over another notice is refused over HTTP, and nothing moves")
+    func transplantedNoticeSignatureRefusedByTheServer() throws {
+        let hosted = try Hosted()
+        let scenario = hosted.scenario
+        let (folder, bo, before) = try hosted.boCloned()
+        let me = try signer(scenario.bo.home, in: bo)
+        try forge(bo, signer: me, files: Attacks.noticeFiles(20, by: me, in: scenario.identifier), message: "twenty notices")
+        let attack = try forge(bo, signer: me, files: Attacks.noticeFiles(20, by: me, in: scenario.identifier, transplantedAt: 13),
+                               message: "one moved signature")
+        let pushed = try hosted.git(["push", "origin", "main"], as: scenario.bo.home, in: folder)
+        #expect(pushed.status != 0)
+        #expect(pushed.stderr.contains("rejected \(attack.hex) (refs/heads/main): E_BAD_SIGNATURE"), "\(pushed.stderr)")
+        #expect(try hosted.serverTip() == before.hex)
+        expectViolation(.badSignature, in: bo, at: attack)
+    }
+
     @Test("a relay that forwards requests unchanged gets 421 for everything; one that rewrites Host gets nothing signed")
     func relaysGetNothing() throws {
         let hosted = try Hosted()

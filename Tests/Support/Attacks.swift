@@ -151,6 +151,18 @@ public enum Attacks {
         }))
     }
 
+    /// `noticeFiles` with, at `index`, a well-formed notice of `signer`'s carrying `signer`'s real
+    /// signature made over another notice (the envelope's signature moved from one file to another).
+    public static func noticeFiles(_ count: Int, by signer: CollaborationSigner, in collaboration: String, transplantedAt index: Int) throws -> [String: Data] {
+        let donor = Notice(type: .contentEdited, collaboration: collaboration, actor: signer.root, data: ["path": "donor.md"], signer: signer.signer)
+        let donorFile = try JSONSerialization.jsonObject(with: Envelope.seal(donor, by: signer).fileData()) as? [String: Any]
+        return try noticeFiles(count, by: signer, in: collaboration, odd: (index, { notice in
+            var victim = try JSONSerialization.jsonObject(with: Envelope.seal(notice, by: signer).fileData()) as? [String: Any] ?? [:]
+            victim["signatures"] = donorFile?["signatures"]
+            return (notice.path, try JSONSerialization.data(withJSONObject: victim, options: [.prettyPrinted, .sortedKeys]))
+        }))
+    }
+
     /// The files of `count` content.edited notices signed by `signer` (a sync of that many edits, made
     /// outside `cohort commit`), keyed by path; at `odd.index`, `odd.file` gives the path and bytes
     /// written instead of that notice's.
