@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "cohort", targets: ["cohort"]),
         .executable(name: "cohort-hook", targets: ["cohort-hook"]),
+        .executable(name: "cohort-hook-client", targets: ["cohort-hook-client"]),
         .executable(name: "cohort-bench", targets: ["cohort-bench"]),
         .executable(name: "cohort-fuzz", targets: ["cohort-fuzz"]),
         .executable(name: "git-credential-cohort", targets: ["git-credential-cohort"]),
@@ -214,6 +215,12 @@ let package = Package(
             name: "cohort-hook",
             dependencies: ["CohortBase", "CohortHooks"]
         ),
+        // What the installed pre-receive runs with a resident verifier (`cohort hook serve`): the push
+        // handed over a Unix socket, or to cohort-hook when none answers. C, to start in a millisecond.
+        .executableTarget(
+            name: "cohort-hook-client",
+            path: "Sources/cohort-hook-client"
+        ),
         // git's credential helper for Cohort servers (`git config credential.helper cohort`).
         .executableTarget(
             name: "git-credential-cohort",
@@ -271,7 +278,7 @@ let package = Package(
         .testTarget(
             name: "CohortHookTests",
             dependencies: [
-                "cohort", "cohort-hook", "CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace",
+                "cohort", "cohort-hook", "cohort-hook-client", "CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortWorkspace",
                 "CohortHooks", "CohortNotices", "CohortSinks", "CohortTestSupport",
             ]
         ),

@@ -20,10 +20,10 @@ build() {
   "$swift" build "${flags[@]}" "$@" >>"$log" 2>&1 || { cat "$log" >&2; echo "error: E_IO: the release build failed (the compiler's output is above, and in $log)" >&2; exit 1; }
 }
 if [ $# -eq 0 ]; then build; fi
-# cohort's hooks call cohort-hook beside it when it answers with the same version: build both together,
-# so that the one beside a new cohort is never an older build.
+# cohort's hooks call cohort-hook (and with a resident verifier cohort-hook-client) beside it: build
+# them together, so that the ones beside a new cohort are never older builds.
 for product in "$@"; do
   build --product "$product"
-  if [ "$product" = cohort ]; then build --product cohort-hook; fi
+  if [ "$product" = cohort ]; then build --product cohort-hook; build --product cohort-hook-client; fi
 done
 "$swift" build "${flags[@]}" --show-bin-path

@@ -90,16 +90,115 @@ static uint64_t be64(const unsigned char *p) {
     return (uint64_t)cohort_be32(p) << 32 | cohort_be32(p + 4);
 }
 
+// Maps of pack and index files, shared by every reader of the process and found by the file's
+// identity (device, inode, size, modification time; git never rewrites a pack in place): a hook's
+// handles, its own and its workers', map each file once rather than once each. A process that keeps
+// running (the resident verifier) also keeps up to `kept_limit` maps no reader uses, of files still
+// at their path: unmapping in a busy process interrupts every core to flush its address translations,
+// which cost a push more than reading its objects. Maps of files gone from their path (a pack `git gc`
+// replaced, a push's quarantine) are let go when a reader next opens.
+typedef struct shared_map {
+    dev_t device;
+    ino_t inode;
+    off_t size;
+    struct timespec modified;
+    char *path;
+    const unsigned char *data;
+    int users;
+    uint64_t released;     // when the last user let go (a counter), for the oldest to go first
+    struct shared_map *next;
+} shared_map;
+
+static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
+static shared_map *maps;
+static int kept_limit;
+static uint64_t release_clock;
+
+void cohort_pack_maps_keep(int count) {
+    pthread_mutex_lock(&maps_lock);
+    kept_limit = count < 0 ? 0 : count;
+    pthread_mutex_unlock(&maps_lock);
+}
+
+static int same_file(const struct stat *status, const shared_map *map) {
+    return status->st_dev == map->device && status->st_ino == map->inode && status->st_size == map->size &&
+           status->st_mtim.tv_sec == map->modified.tv_sec && status->st_mtim.tv_nsec == map->modified.tv_nsec;
+}
+
+// Unmaps and forgets the unused maps that `drop` picks (with `maps_lock` held).
+static void drop_unused(int (*drop)(const shared_map *map, void *context), void *context) {
+    for (shared_map **link = &maps; *link;) {
+        shared_map *map = *link;
+        if (map->users == 0 && drop(map, context)) {
+            *link = map->next;
+            munmap((void *)map->data, (size_t)map->size);
+            free(map->path);
+            free(map);
+        } else {
+            link = &map->next;
+        }
+    }
+}
+
+static int gone_from_path(const shared_map *map, void *context) {
+    (void)context;
+    struct stat status;
+    return stat(map->path, &status) != 0 || !same_file(&status, map);
+}
+
+static int released_before(const shared_map *map, void *context) {
+    return map->released <= *(uint64_t *)context;
+}
+
+// Keeps at most `kept_limit` unused maps, the most recently released (with `maps_lock` held).
+static void trim_unused(void) {
+    uint64_t kept = 0, oldest_kept = UINT64_MAX;
+    for (shared_map *map = maps; map; map = map->next) if (map->users == 0) kept++;
+    while (kept > (uint64_t)kept_limit) {
+        oldest_kept = UINT64_MAX;
+        for (shared_map *map = maps; map; map = map->next)
+            if (map->users == 0 && map->released < oldest_kept) oldest_kept = map->released;
+        drop_unused(released_before, &oldest_kept);
+        kept = 0;
+        for (shared_map *map = maps; map; map = map->next) if (map->users == 0) kept++;
+    }
+}
+
 static int map_file(const char *path, const unsigned char **data, size_t *size) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
     struct stat status;
     int result = -1;
     if (fstat(fd, &status) == 0 && S_ISREG(status.st_mode) && status.st_size > 0) {
-        void *mapped = mmap(NULL, (size_t)status.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (mapped != MAP_FAILED) {
-            *data = mapped;
-            *size = (size_t)status.st_size;
+        pthread_mutex_lock(&maps_lock);
+        shared_map *found = maps;
+        while (found && !same_file(&status, found)) found = found->next;
+        if (found) {
+            found->users++;
+        } else {
+            void *mapped = mmap(NULL, (size_t)status.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+            found = mapped == MAP_FAILED ? NULL : calloc(1, sizeof(shared_map));
+            if (found && !(found->path = strdup(path))) {
+                free(found);
+                found = NULL;
+            }
+            if (found) {
+                found->device = status.st_dev;
+                found->inode = status.st_ino;
+                found->size = status.st_size;
+                found->modified = status.st_mtim;
+                found->data = mapped;
+                found->users = 1;
+                found->next = maps;
+                maps = found;
+            } else if (mapped != MAP_FAILED) {
+                munmap(mapped, (size_t)status.st_size);
+            }
+        }
+        pthread_mutex_unlock(&maps_lock);
+        if (found) {
+            *data = found->data;
+            *size = (size_t)found->size;
             result = 0;
         }
     }
@@ -107,9 +206,20 @@ static int map_file(const char *path, const unsigned char **data, size_t *size) 
     return result;
 }
 
+static void release_file(const unsigned char *data) {
+    pthread_mutex_lock(&maps_lock);
+    for (shared_map *map = maps; map; map = map->next) {
+        if (map->data != data) continue;
+        if (--map->users == 0) map->released = ++release_clock;
+        break;
+    }
+    trim_unused();
+    pthread_mutex_unlock(&maps_lock);
+}
+
 static void unmap_pack(pack_file *pack) {
-    if (pack->index) munmap((void *)pack->index, pack->index_size);
-    if (pack->pack) munmap((void *)pack->pack, pack->pack_size);
+    if (pack->index) release_file(pack->index);
+    if (pack->pack) release_file(pack->pack);
     memset(pack, 0, sizeof(*pack));
 }
 
@@ -525,6 +635,9 @@ static int cohort_pack_reader_new(git_odb_backend **out, const char *objects_dir
         return error;
     }
     pthread_mutex_init(&reader->lock, NULL);
+    pthread_mutex_lock(&maps_lock);
+    drop_unused(gone_from_path, NULL);
+    pthread_mutex_unlock(&maps_lock);
     DIR *directory = opendir(folder);
     if (directory) {
         struct dirent *entry;

@@ -56,6 +56,14 @@ public enum GitRuntime {
         return body()
     }
 
+    /// Keeps up to `count` maps of pack files that no handle reads any more, for the next handles of a
+    /// process that verifies push after push (`ResidentVerifier`): unmapping them after every push
+    /// cost it more than reading the push's objects. Maps of files gone from the repository are let
+    /// go when a handle next opens its packs.
+    public static func keepPackMaps(_ count: Int) {
+        cohort_pack_maps_keep(Int32(clamping: count))
+    }
+
     /// The most memory libgit2's caches of objects read may hold, in the whole process.
     public static let objectCacheBytes = 8 << 20
 

@@ -223,9 +223,22 @@ extension Repository {
         return ids
     }
 
-    /// Whether `ancestor` is `descendant` or one of its ancestors.
+    /// First parents read from a descendant before `isAncestor` asks libgit2.
+    static let firstParentSteps = 64
+
+    /// Whether `ancestor` is `descendant` or one of its ancestors. `descendant`'s first parents are
+    /// read first (at most `firstParentSteps`): a push onto a branch finds the branch's tip there in
+    /// a step or two, where libgit2's merge-base walk reads back as far as commits share a date, and
+    /// a push's new commits, in no commit-graph, give it no generation numbers to stop at (a
+    /// script's history, made in one second, was read whole on every push: Docs/Benchmarks.md).
     public func isAncestor(_ ancestor: ObjectID, of descendant: ObjectID) throws -> Bool {
         if ancestor == descendant { return true }
+        var next = descendant
+        for _ in 0..<Self.firstParentSteps {
+            guard let parent = (try? commit(next))?.parents.first else { break }
+            if parent == ancestor { return true }
+            next = parent
+        }
         var a = descendant.raw
         var b = ancestor.raw
         let result = git_graph_descendant_of(pointer, &a, &b)

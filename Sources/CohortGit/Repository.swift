@@ -10,6 +10,9 @@ public final class Repository {
     public enum Origin: Sendable {
         case path(URL)
         case environment
+        /// The repository and object folders git gave a hook, told by the hook to a process git did
+        /// not start (the resident verifier, which has none of the hook's environment).
+        case hook(HookObjects)
     }
 
     let pointer: OpaquePointer
@@ -71,6 +74,7 @@ public final class Repository {
         let repository = switch origin {
         case .path(let url): try Repository(at: url)
         case .environment: try Repository.openFromEnvironment()
+        case .hook(let objects): try Repository.opening(objects)
         }
         if ownPacks {
             let folders = ownPackFolders(origin: origin, commonDirectory: String(cString: git_repository_commondir(repository.pointer)),
@@ -90,8 +94,12 @@ public final class Repository {
     /// Other alternates keep their place after them.
     static func ownPackFolders(origin: Origin, commonDirectory: String, environment: [String: String]) -> [String] {
         let own = (commonDirectory.hasSuffix("/") ? commonDirectory : commonDirectory + "/") + "objects"
-        guard case .environment = origin, let quarantine = environment["GIT_OBJECT_DIRECTORY"], !quarantine.isEmpty,
-              quarantine != own else { return [own] }
+        let quarantine: String? = switch origin {
+        case .path: nil
+        case .environment: environment["GIT_OBJECT_DIRECTORY"]
+        case .hook(let objects): objects.objectDirectory
+        }
+        guard let quarantine, !quarantine.isEmpty, quarantine != own else { return [own] }
         return [quarantine, own]
     }
 

@@ -33,9 +33,20 @@ public enum HookInstaller {
 
     /// Installs into the repository at `url` (bare or not), calling `binary`. With `chain`, existing
     /// foreign hooks are kept and run after Cohort's; without it, any one of them refuses the whole
-    /// install before anything is written. An empty repository also gets HEAD pointed at
-    /// `refs/heads/main`, Cohort's default branch.
-    public static func install(into url: URL, binary: URL, chain: Bool) throws -> [(hook: URL, outcome: Outcome, program: URL)] {
+    /// install before anything is written. With `resident` (an absolute socket path), `pre-receive`
+    /// asks the resident verifier there (`cohort hook serve`) through `cohort-hook-client`, which
+    /// must sit beside `binary`, and verifies the push itself when none answers. An empty repository
+    /// also gets HEAD pointed at `refs/heads/main`, Cohort's default branch.
+    public static func install(into url: URL, binary: URL, chain: Bool, resident: URL? = nil) throws -> [(hook: URL, outcome: Outcome, program: URL)] {
+        if let resident {
+            guard resident.path.hasPrefix("/") else {
+                throw CohortError(.usage, "the resident verifier's socket \(resident.relativePath) is not an absolute path",
+                                  hint: "give the path `cohort hook serve --socket` listens at, from /")
+            }
+            guard FileManager.default.isExecutableFile(atPath: client(beside: binary).path) else {
+                throw CohortError(.notFound, "\(client(beside: binary).path) is not there", hint: "build it with `make release`, which puts it beside cohort")
+            }
+        }
         let repository = try Repository(at: url)
         let directory = try hooksDirectory(of: repository)
         try AtomicFile.createDirectory(directory, mode: 0o755)
@@ -69,7 +80,7 @@ public enum HookInstaller {
                 try fileManager.moveItem(at: hook, to: directory.appendingPathComponent(chainedName(name)))
             }
             let program = program(name, binary: binary)
-            let text = Data(script(name, program: program, binary: binary).utf8)
+            let text = Data(script(name, program: program, binary: binary, resident: resident).utf8)
             // Written only when it changes: installing again over the same hook touches nothing.
             if current != text { try AtomicFile.write(text, to: hook, mode: 0o755, replacing: true) }
             done.append((hook, outcome, program))
@@ -104,6 +115,11 @@ public enum HookInstaller {
 
     /// The name of the verification-only program `make release` builds beside `cohort`.
     public static let verifierName = "cohort-hook"
+
+    /// `cohort-hook-client`, which `make release` builds beside `binary`.
+    public static func client(beside binary: URL) -> URL {
+        binary.deletingLastPathComponent().appendingPathComponent("cohort-hook-client")
+    }
 
     /// The program a hook runs for Cohort's part: for `pre-receive`, `cohort-hook` when it is an
     /// executable file beside `binary` that answers `--version` with this version (it links only
@@ -150,10 +166,13 @@ public enum HookInstaller {
 
     /// `program` with its arguments, quoted for the shell: `binary hook NAME`, or for `cohort-hook`
     /// the installer's version too, so that one left behind by an earlier install refuses every push
-    /// instead of checking by older rules.
-    static func command(_ name: String, program: URL, binary: URL) -> String {
-        program == binary ? "\(ShellWord.quoted(binary.path)) hook \(name)"
+    /// instead of checking by older rules. With `resident`, `pre-receive` is that command handed to
+    /// `cohort-hook-client`, which runs it when the verifier at `resident` does not answer.
+    static func command(_ name: String, program: URL, binary: URL, resident: URL? = nil) -> String {
+        let own = program == binary ? "\(ShellWord.quoted(binary.path)) hook \(name)"
             : "\(ShellWord.quoted(program.path)) \(name) --expect-version \(ShellWord.quoted(CohortVersion.text))"
+        guard let resident, name == "pre-receive" else { return own }
+        return [client(beside: binary).path, resident.path, CohortVersion.text].map(ShellWord.quoted).joined(separator: " ") + " " + own
     }
 
     /// The hook script: Cohort's part on git's input, then the chained hook (if any) on the same
@@ -161,8 +180,8 @@ public enum HookInstaller {
     /// its result only reaches the log. Without a chained hook the script hands git's input straight
     /// to Cohort (`exec`, no copy), and `post-receive` starts Cohort only when a sinks file exists
     /// (the files `cohort hook post-receive` reads): a push pays for what it uses, not for four extra processes.
-    static func script(_ name: String, program: URL, binary: URL) -> String {
-        let cohort = command(name, program: program, binary: binary)
+    static func script(_ name: String, program: URL, binary: URL, resident: URL? = nil) -> String {
+        let cohort = command(name, program: program, binary: binary, resident: resident)
         let verifies = name == "pre-receive"
         // Git runs push hooks in the git directory with GIT_DIR set (usually "."); config.toml is
         // the repository's sinks file, COHORT_SERVER_SINKS names the server's (there or not).

@@ -34,28 +34,55 @@ public enum PreReceiveHook {
     /// per refusal (git shows them to the pusher), or one `cohort: error: CODE: …` line when the push
     /// cannot be checked at all. Returns the exit status: 0 accepts the push, 1 refuses it.
     public static func main() -> Int32 {
+        let verdict: Verdict
         do {
-            let rejections = try run(input: AtomicFile.readStandardInput(maxBytes: maxInputBytes, what: "pre-receive input", hint: PushLimits.tooManyUpdatesHint))
-            for rejection in rejections { say("cohort: \(rejection)") }
-            return rejections.isEmpty ? 0 : 1
+            verdict = self.verdict(input: try AtomicFile.readStandardInput(maxBytes: maxInputBytes, what: "pre-receive input", hint: PushLimits.tooManyUpdatesHint),
+                                   origin: .environment)
         } catch {
-            say("cohort: error: \(CohortError(error, otherwise: .git))")
-            return 1
+            verdict = Verdict(error)
+        }
+        FileHandle.standardError.write(Data(verdict.text.utf8))
+        return verdict.status
+    }
+
+    /// What the hook answers git: the lines it writes on standard error and its exit status.
+    public struct Verdict: Sendable, Equatable {
+        /// 0 accepts the push, 1 refuses it.
+        public let status: Int32
+        /// Whole lines, each ending in a newline (none for an accepted push).
+        public let text: String
+
+        init(_ rejections: [PushRejection]) {
+            status = rejections.isEmpty ? 0 : 1
+            text = rejections.map { "cohort: \($0)\n" }.joined()
+        }
+
+        init(_ error: any Error) {
+            status = 1
+            text = "cohort: error: \(CohortError(error, otherwise: .git))\n"
         }
     }
 
-    private static func say(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+    /// The verdict on the push `input` describes, in the repository `origin` names (inside
+    /// `pre-receive`, `.environment`: the quarantined objects included).
+    public static func verdict(input: Data, origin: Repository.Origin) -> Verdict {
+        verdictHolding(input: input, origin: origin).verdict
     }
 
-    /// Verifies the push described by `input` in the repository git's environment names (inside
-    /// `pre-receive`, that includes the quarantined objects). Returns the refusals.
-    public static func run(input: Data) throws -> [PushRejection] {
-        let updates = try updates(from: input)
-        // The hook only reads objects: its packs, the quarantine's first, through a reader of its own
-        // (faster than libgit2's, and sharing no lock with the verification's workers).
-        let repository = try Repository.reopen(.environment, ownPacks: true)
-        return try PushVerifier(repository: repository, limits: limits(for: repository)).verify(updates)
+    /// The verdict, and the repository handle it was reached with (nil when none was opened): freeing
+    /// a handle unmaps its packs, which a resident verifier does after it has answered.
+    static func verdictHolding(input: Data, origin: Repository.Origin) -> (verdict: Verdict, repository: Repository?) {
+        var repository: Repository?
+        do {
+            let updates = try updates(from: input)
+            // The hook only reads objects: its packs, the quarantine's first, through a reader of its
+            // own (faster than libgit2's, and sharing no lock with the verification's workers).
+            let opened = try Repository.reopen(origin, ownPacks: true)
+            repository = opened
+            return (Verdict(try PushVerifier(repository: opened, limits: limits(for: opened)).verify(updates)), opened)
+        } catch {
+            return (Verdict(error), repository)
+        }
     }
 
     /// Verifies the branches and tags `repository` already holds, as if each were pushed anew: the hook

@@ -42,6 +42,10 @@ const char *cohort_git_deferred_certificate_directory(void);
 /// before).
 int cohort_git_add_own_packs(git_repository *repository, const char *objects_directory, int priority);
 
+/// How many maps of pack and index files no reader uses the process keeps (0, the default: each is
+/// unmapped when its last reader goes). For a process that verifies push after push.
+void cohort_pack_maps_keep(int count);
+
 /// A copy of the pack a fetch writes, read by another thread while libgit2 indexes it (`PackTee.c`).
 typedef struct cohort_pack_tee cohort_pack_tee;
 

@@ -4,12 +4,13 @@ import CohortHooks
 import CohortPostReceive
 import CohortVerification
 import Foundation
+import Synchronization
 
 struct HookCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hook",
         abstract: "The verification hook for any git server.",
-        subcommands: [HookInstall.self, HookPreReceive.self, HookPostReceive.self]
+        subcommands: [HookInstall.self, HookPreReceive.self, HookPostReceive.self, HookServe.self]
     )
 }
 
@@ -26,9 +27,14 @@ struct HookInstall: CohortCommand {
     @Flag(help: "Keep an existing pre-receive hook and run it after Cohort's checks.")
     var chain = false
 
+    @Option(help: ArgumentHelp("Ask the resident verifier listening at this socket (`cohort hook serve --socket`) first; the push is verified as without it when none answers.",
+                               valueName: "SOCKET"))
+    var resident: String?
+
     func execute() throws {
         let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        for (hook, outcome, program) in try HookInstaller.install(into: URL(fileURLWithPath: repository), binary: binary, chain: chain) {
+        let socket = resident.map { URL(fileURLWithPath: $0) }
+        for (hook, outcome, program) in try HookInstaller.install(into: URL(fileURLWithPath: repository), binary: binary, chain: chain, resident: socket) {
             switch outcome {
             case .installed: Terminal.print("installed \(hook.path) (calls \(program.path))")
             case .updated: Terminal.print("updated \(hook.path) (calls \(program.path))")
@@ -42,6 +48,32 @@ struct HookInstall: CohortCommand {
         for rejection in adopted.rejections {
             Terminal.note("warning: \(rejection) (the hook counts branches and tags as verified: fix or delete this ref before anyone pushes)")
         }
+    }
+}
+
+struct HookServe: CohortCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Keep the pre-receive verification running, for hooks installed with --resident.",
+        discussion: "Listens at SOCKET (mode 0600) until SIGTERM or Ctrl-C, and verifies each push the installed pre-receive hands it with the same code as `cohort hook pre-receive`, without starting a program for each push. It answers only processes of its own user, and the hook only trusts a verifier of its own user; when none answers, or one of another version, the hook verifies the push itself."
+    )
+
+    @Option(help: ArgumentHelp("Where to listen (a path, at most 107 bytes).", valueName: "SOCKET"))
+    var socket: String
+
+    @Option(help: "Pushes verified at once; the hooks of any more verify their pushes themselves.")
+    var concurrentPushes = 4
+
+    func validate() throws {
+        guard (1...64).contains(concurrentPushes) else { throw ValidationError("--concurrent-pushes must be between 1 and 64") }
+    }
+
+    func execute() throws {
+        let verifier = try ResidentVerifier(socket: URL(fileURLWithPath: socket), concurrentPushes: concurrentPushes)
+        Terminal.print("verifying pushes for the hooks installed with --resident \(verifier.socket.path) (SIGTERM or Ctrl-C stops)")
+        verifier.runUntilSignalled()
+        let count = verifier.answered.load(ordering: .relaxed)
+        Terminal.print("stopped; \(count) \(count == 1 ? "push" : "pushes") verified")
     }
 }
 

@@ -1,0 +1,52 @@
+import CohortBase
+import Foundation
+
+/// The messages between `cohort-hook-client` (run by the installed `pre-receive`) and the resident
+/// verifier: each a list of fields, every field a 4-byte big-endian length and its bytes
+/// (Docs/Hooks.md, "A verifier that stays running"). The client is C: this is all it speaks.
+enum HookWire {
+    static let requestMagic = "cohort-hook-request 1"
+    static let replyMagic = "cohort-hook-reply 1"
+    /// Fields of a request: magic, version, working directory, GIT_DIR, GIT_OBJECT_DIRECTORY,
+    /// GIT_ALTERNATE_OBJECT_DIRECTORIES, git's input.
+    static let requestFields = 7
+    static let pathBytes = 4096
+    static let alternatesBytes = 64 << 10
+    /// What each request field may hold at most, in order.
+    static let requestLimits = [64, 64, pathBytes, pathBytes, pathBytes, alternatesBytes, PreReceiveHook.maxInputBytes]
+
+    /// A reply's verdict word.
+    enum Answer: String {
+        case accept
+        case refuse
+        /// Not verified here (another version, busy, a repository this verifier does not open):
+        /// the client hands the push to the hook program, which verifies it itself.
+        case elsewhere
+    }
+
+    static func encode(_ fields: [Data]) -> Data {
+        var out = Data()
+        for field in fields {
+            withUnsafeBytes(of: UInt32(field.count).bigEndian) { out.append(contentsOf: $0) }
+            out.append(field)
+        }
+        return out
+    }
+
+    /// Reads one request's fields from `read` (which fills its buffer completely or throws).
+    static func decodeRequest(_ read: (Int) throws -> Data) throws -> [Data] {
+        var fields: [Data] = []
+        for limit in requestLimits {
+            let header = try read(4)
+            let length = header.withUnsafeBytes { Int(UInt32(bigEndian: $0.loadUnaligned(as: UInt32.self))) }
+            guard length <= limit else {
+                throw CohortError(.tooLarge, "a request field of \(length) bytes (at most \(limit))", hint: "send requests as cohort-hook-client does")
+            }
+            fields.append(length == 0 ? Data() : try read(length))
+        }
+        guard String(decoding: fields[0], as: UTF8.self) == requestMagic else {
+            throw CohortError(.malformed, "not a cohort-hook request", hint: "send requests as cohort-hook-client does")
+        }
+        return fields
+    }
+}

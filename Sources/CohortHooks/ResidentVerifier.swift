@@ -1,0 +1,235 @@
+import CohortBase
+import CohortGit
+import Foundation
+import Synchronization
+
+/// `cohort hook serve`: the pre-receive verification in a process that stays running, asked by
+/// `cohort-hook-client` over a Unix socket. A hook started for each push pays for starting a program,
+/// initialising libgit2 and making the pusher's tables of multiples before it checks anything (most
+/// of a one-commit push's hook: Docs/Benchmarks.md); here those are paid once. It runs exactly
+/// `PreReceiveHook.verdict`, the code the hook runs itself, on the repository and object folders the
+/// hook names. It answers only processes of its own user, and the client only trusts a verifier of
+/// its own user: a socket either side could not have served itself is never used. Whatever it
+/// cannot answer (another version, too busy, a request it does not read) it answers `elsewhere`,
+/// and the client hands the push to the hook program as if no verifier were running.
+public final class ResidentVerifier: Sendable {
+    public let socket: URL
+    private let listener: Int32
+    private let identity: FileStamp?
+    private let slots: DispatchSemaphore
+    private let stopped = Atomic<Bool>(false)
+    /// Pushes verified (accepted or refused) since the start.
+    public let answered = Atomic<Int>(0)
+    /// How long one request may take to arrive, or its reply to leave.
+    static let transferSeconds = 10
+    /// Maps of pack files kept between pushes (a repository's packs and their indexes).
+    static let keptPackMaps = 64
+
+    /// Listens at `socket` (mode 0600). A stale socket left by a verifier that ended is replaced; a
+    /// live one, or any other file there, is refused. At most `concurrentPushes` pushes are verified
+    /// at once; others are answered `elsewhere` at once.
+    public init(socket: URL, concurrentPushes: Int = 4) throws {
+        let path = socket.path
+        guard path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
+            throw CohortError(.usage, "the socket path \(path) is longer than \(MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1) bytes",
+                              hint: "choose a shorter path, such as /run/cohort/verifier.sock")
+        }
+        var status = stat()
+        if lstat(path, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFSOCK else {
+                throw CohortError(.io, "\(path) exists and is not a socket", hint: "choose another path, or move that file away")
+            }
+            let probe = Self.connection(to: path)
+            if probe >= 0 {
+                close(probe)
+                throw CohortError(.busy, "a resident verifier already answers at \(path)", hint: "stop it first, or choose another path")
+            }
+            unlink(path)
+        }
+        let fd = unixStreamSocket()
+        guard fd >= 0 else { throw CohortError(.io, "cannot make a socket: \(String(cString: strerror(errno)))", hint: "check the system's limits") }
+        var address = Self.address(path)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, chmod(path, 0o600) == 0, listen(fd, 64) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw CohortError(.io, "cannot listen at \(path): \(reason)", hint: "check that its folder exists and is writable")
+        }
+        self.socket = socket
+        listener = fd
+        GitRuntime.keepPackMaps(Self.keptPackMaps)
+        identity = FileStamp(socket)
+        slots = DispatchSemaphore(value: max(1, concurrentPushes))
+    }
+
+    /// Accepts and answers requests until `stop()`.
+    public func run() {
+        while !stopped.load(ordering: .acquiring) {
+            let connection = accept(listener, nil, nil)
+            if connection >= 0 { _ = fcntl(connection, F_SETFD, FD_CLOEXEC) }
+            if connection < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                if stopped.load(ordering: .acquiring) { break }
+                // Out of descriptors, say: wait a little rather than spin; the clients meanwhile verify themselves.
+                usleep(10_000)
+                continue
+            }
+            guard Self.peerUser(connection) == geteuid() else {
+                close(connection)
+                continue
+            }
+            var limit = timeval(tv_sec: Self.transferSeconds, tv_usec: 0)
+            setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+            setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+            guard slots.wait(timeout: .now()) == .success else {
+                reply(connection, .elsewhere, "")
+                close(connection)
+                continue
+            }
+            // The verification runs on this thread as it runs on a hook's main thread: give it as much stack.
+            let thread = Thread { [self] in
+                answer(connection)
+                close(connection)
+                slots.signal()
+            }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        close(listener)
+    }
+
+    /// Stops accepting, and removes the socket if it is still this verifier's. Pushes being verified
+    /// finish; a client whose request is cut off verifies the push itself.
+    public func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        // Wakes `run` from `accept`; it closes the socket.
+        shutdown(listener, Int32(SHUT_RDWR))
+        if let identity, FileStamp(socket) == identity { unlink(socket.path) }
+    }
+
+    private func answer(_ connection: Int32) {
+        let fields: [Data]
+        do {
+            fields = try HookWire.decodeRequest { try Self.read(connection, $0) }
+        } catch {
+            return
+        }
+        let text = fields.map { String(decoding: $0, as: UTF8.self) }
+        guard text[1] == CohortVersion.text,
+              let objects = try? HookObjects(workingDirectory: text[2], gitDirectory: text[3],
+                                             objectDirectory: text[4].isEmpty ? nil : text[4], alternates: text[5])
+        else {
+            reply(connection, .elsewhere, "")
+            return
+        }
+        let (verdict, repository) = PreReceiveHook.verdictHolding(input: fields[6], origin: .hook(objects))
+        answered.add(1, ordering: .relaxed)
+        reply(connection, verdict.status == 0 ? .accept : .refuse, verdict.text)
+        // Let go only now: freeing the handle unmaps its packs, which the push need not wait for.
+        withExtendedLifetime(repository) {}
+    }
+
+    private func reply(_ connection: Int32, _ answer: HookWire.Answer, _ text: String) {
+        let message = HookWire.encode([Data(HookWire.replyMagic.utf8), Data(answer.rawValue.utf8), Data(text.utf8)])
+        message.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let sent = send(connection, bytes.baseAddress! + offset, bytes.count - offset, noSignal)
+                if sent < 0 && errno == EINTR { continue }
+                guard sent > 0 else { return }
+                offset += sent
+            }
+        }
+    }
+
+    /// Exactly `count` bytes, or an error (the peer went, or took longer than `transferSeconds`).
+    private static func read(_ connection: Int32, _ count: Int) throws -> Data {
+        var data = Data(count: count)
+        var offset = 0
+        try data.withUnsafeMutableBytes { (buffer: UnsafeMutableRawBufferPointer) in
+            while offset < count {
+                let got = recv(connection, buffer.baseAddress! + offset, count - offset, 0)
+                if got < 0 && errno == EINTR { continue }
+                guard got > 0 else { throw CohortError(.io, "the request stopped short", hint: "send requests as cohort-hook-client does") }
+                offset += got
+            }
+        }
+        return data
+    }
+
+    /// The user of the process at the other end of `connection`.
+    private static func peerUser(_ connection: Int32) -> uid_t? {
+        #if os(Linux)
+        // Linux's `struct ucred` (pid, uid, gid), which Swift's Glibc module leaves out with the rest of
+        // _GNU_SOURCE.
+        var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
+        var size = socklen_t(MemoryLayout.size(ofValue: credentials))
+        guard getsockopt(connection, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0, size == MemoryLayout.size(ofValue: credentials) else { return nil }
+        return credentials.uid
+        #else
+        var user = uid_t(), group = gid_t()
+        return getpeereid(connection, &user, &group) == 0 ? user : nil
+        #endif
+    }
+
+    private static func address(_ path: String) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            let bytes = Array(path.utf8)
+            buffer.copyBytes(from: bytes.prefix(buffer.count - 1))
+        }
+        return address
+    }
+
+    /// A connection to `path`, or -1.
+    private static func connection(to path: String) -> Int32 {
+        let fd = unixStreamSocket()
+        guard fd >= 0 else { return -1 }
+        var address = address(path)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            return -1
+        }
+        return fd
+    }
+}
+
+/// A Unix stream socket, closed on exec; -1 on failure.
+private func unixStreamSocket() -> Int32 {
+    #if os(Linux)
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    #else
+    let fd = socket(AF_UNIX, SOCK_STREAM, 0)
+    #endif
+    if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    return fd
+}
+
+/// `send` flags: a client that went away must not end the verifier with SIGPIPE.
+#if os(Linux)
+private let noSignal = Int32(MSG_NOSIGNAL)
+#else
+private let noSignal: Int32 = 0
+#endif
+
+extension ResidentVerifier {
+    /// `run()` until the process gets SIGTERM or SIGINT, then `stop()`: the socket is removed and the
+    /// pushes under way finish.
+    public func runUntilSignalled() {
+        let signals = [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [self] in stop() }
+            source.resume()
+            return source
+        }
+        run()
+        signals.forEach { $0.cancel() }
+    }
+}
