@@ -33,16 +33,12 @@ public enum HookInstaller {
 
     /// Installs into the repository at `url` (bare or not), calling `binary`. With `chain`, existing
     /// foreign hooks are kept and run after Cohort's; without it, any one of them refuses the whole
-    /// install before anything is written. With `resident` (an absolute socket path), `pre-receive`
+    /// install before anything is written. With `resident` (a socket's file URL), `pre-receive`
     /// asks the resident verifier there (`cohort hook serve`) through `cohort-hook-client`, which
     /// must sit beside `binary`, and verifies the push itself when none answers. An empty repository
     /// also gets HEAD pointed at `refs/heads/main`, Cohort's default branch.
     public static func install(into url: URL, binary: URL, chain: Bool, resident: URL? = nil) throws -> [(hook: URL, outcome: Outcome, program: URL)] {
         if let resident {
-            guard resident.path.hasPrefix("/") else {
-                throw CohortError(.usage, "the resident verifier's socket \(resident.relativePath) is not an absolute path",
-                                  hint: "give the path `cohort hook serve --socket` listens at, from /")
-            }
             guard FileManager.default.isExecutableFile(atPath: client(beside: binary).path) else {
                 throw CohortError(.notFound, "\(client(beside: binary).path) is not there", hint: "build it with `make release`, which puts it beside cohort")
             }

@@ -15,7 +15,8 @@ import Synchronization
 public final class ResidentVerifier: Sendable {
     public let socket: URL
     private let listener: Int32
-    private let identity: FileStamp?
+    /// The socket file's device and inode: removed at the stop only if it is still this one.
+    private let identity: (device: UInt64, inode: UInt64)?
     private let slots: DispatchSemaphore
     private let stopped = Atomic<Bool>(false)
     /// Pushes verified (accepted or refused) since the start.
@@ -60,7 +61,7 @@ public final class ResidentVerifier: Sendable {
         self.socket = socket
         listener = fd
         GitRuntime.keepPackMaps(Self.keptPackMaps)
-        identity = FileStamp(socket)
+        identity = Self.identity(of: path)
         slots = DispatchSemaphore(value: max(1, concurrentPushes))
     }
 
@@ -106,7 +107,7 @@ public final class ResidentVerifier: Sendable {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         // Wakes `run` from `accept`; it closes the socket.
         shutdown(listener, Int32(SHUT_RDWR))
-        if let identity, FileStamp(socket) == identity { unlink(socket.path) }
+        if let identity, let now = Self.identity(of: socket.path), now == identity { unlink(socket.path) }
     }
 
     private func answer(_ connection: Int32) {
@@ -157,6 +158,12 @@ public final class ResidentVerifier: Sendable {
             }
         }
         return data
+    }
+
+    private static func identity(of path: String) -> (device: UInt64, inode: UInt64)? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        return (UInt64(status.st_dev), UInt64(status.st_ino))
     }
 
     /// The user of the process at the other end of `connection`.

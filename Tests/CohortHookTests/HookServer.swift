@@ -1,3 +1,4 @@
+import CohortBase
 import CohortGit
 import CohortHooks
 import CohortTestSupport
@@ -74,6 +75,13 @@ final class HookServer {
         _ = try HookInstaller.install(into: bare, binary: binary, chain: false)
         let script = try String(decoding: Data(contentsOf: bare.appendingPathComponent("hooks/pre-receive")), as: UTF8.self)
         #expect(script.contains(verifier == .cohortHook ? "/cohort-hook' pre-receive --expect-version" : "/cohort-alone/cohort' hook pre-receive"), "\(script)")
+    }
+
+    /// Installs the hooks again, `pre-receive` asking the resident verifier at `socket` first.
+    func useResident(_ socket: URL) throws {
+        _ = try HookInstaller.install(into: bare, binary: cohortBinary, chain: false, resident: socket)
+        let script = try String(decoding: Data(contentsOf: bare.appendingPathComponent("hooks/pre-receive")), as: UTF8.self)
+        #expect(script.contains("/cohort-hook-client' '\(socket.path)' '\(CohortVersion.text)' '"), "\(script)")
     }
 
     /// Pushes and asserts the refusal: the code in a `cohort: rejected` line for `commit`, and the

@@ -11,7 +11,7 @@ import Testing
 
 /// Each class of attack, built by the test with participants' real keys (never through `cohort
 /// commit`), must get one verdict everywhere: the hook refuses it and the ref stays (run as
-/// `cohort-hook` and as `cohort hook pre-receive`, with the same lines), an incremental
+/// `cohort-hook`, as `cohort hook pre-receive` and by a resident verifier, with the same lines), an incremental
 /// `cohort verify` after remembered runs refuses it, a fresh verify refuses it, and `cohort clone` of
 /// the history, from the folder and through file:// (a fetched pack, checked ahead while it is
 /// indexed), refuses it and leaves nothing behind.
@@ -31,6 +31,12 @@ import Testing
         let refused = try server.expectRefused(attacker, code.rawValue, at: commit, sourceLocation: sourceLocation)
         try server.use(.cohortAlone)
         #expect(try server.expectRefused(attacker, code.rawValue, at: commit, sourceLocation: sourceLocation) == refused, sourceLocation: sourceLocation)
+        // And through a resident verifier (`cohort hook serve`), which answers this push itself.
+        let resident = try RunningVerifier()
+        defer { resident.stop() }
+        try server.useResident(resident.socket)
+        #expect(try server.expectRefused(attacker, code.rawValue, at: commit, sourceLocation: sourceLocation) == refused, sourceLocation: sourceLocation)
+        #expect(resident.answered == 1, sourceLocation: sourceLocation)
         try server.use(.cohortHook)
         // `cohort clone` of the history: refused, nothing left. From the folder (objects copied) and
         // through file:// (a pack fetched, read by the early checks while libgit2 indexes it).

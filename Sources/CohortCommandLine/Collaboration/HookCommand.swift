@@ -33,6 +33,10 @@ struct HookInstall: CohortCommand {
 
     func execute() throws {
         let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        if let resident, !resident.hasPrefix("/") {
+            throw CohortError(.usage, "the resident verifier's socket \(resident) is not an absolute path",
+                              hint: "give the path `cohort hook serve --socket` listens at, from /")
+        }
         let socket = resident.map { URL(fileURLWithPath: $0) }
         for (hook, outcome, program) in try HookInstaller.install(into: URL(fileURLWithPath: repository), binary: binary, chain: chain, resident: socket) {
             switch outcome {

@@ -1,0 +1,312 @@
+import CohortBase
+import CohortGit
+@testable import CohortHooks
+import CohortTestSupport
+import CohortWorkspace
+import Foundation
+import Synchronization
+import Testing
+
+/// A resident verifier (`ResidentVerifier`) running on a thread of the test, at a short socket path.
+final class RunningVerifier {
+    let socket: URL
+    let verifier: ResidentVerifier
+    private let ended = DispatchSemaphore(value: 0)
+    private let stopped = Mutex(false)
+
+    init(socket: URL = RunningVerifier.freshSocket()) throws {
+        self.socket = socket
+        verifier = try ResidentVerifier(socket: socket)
+        let thread = Thread { [verifier, ended] in
+            verifier.run()
+            ended.signal()
+        }
+        thread.start()
+    }
+
+    /// Pushes it has verified so far.
+    var answered: Int { verifier.answered.load(ordering: .relaxed) }
+
+    func stop() {
+        guard stopped.withLock({ let was = $0; $0 = true; return !was }) else { return }
+        verifier.stop()
+        ended.wait()
+    }
+
+    deinit { stop() }
+
+    /// A socket path short enough for `sockaddr_un` (a test's temporary folder may not be).
+    static func freshSocket() -> URL {
+        URL(fileURLWithPath: "/tmp/cohort-rv-\(UUID().uuidString.prefix(8)).sock")
+    }
+}
+
+/// A stand-in for a resident verifier, in Python: reads each request whole, then answers as `mode`
+/// says (`close`: nothing; `elsewhere`; `badmagic`; `truncated`: a verdict cut off; `accept`:
+/// accepts everything). Started as `user` when given (the tests run as root).
+final class FakeVerifier {
+    let socket: URL
+    private let process = Process()
+
+    init(mode: String, user: String? = nil) throws {
+        // A folder the other user can read and write (a test's temporary folder is root's alone).
+        let folder = URL(fileURLWithPath: "/tmp/cohort-fake-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        #expect(chmod(folder.path, 0o777) == 0)
+        socket = folder.appendingPathComponent("v.sock")
+        let script = folder.appendingPathComponent("fake-verifier.py")
+        try Data(Self.script.utf8).write(to: script)
+        #expect(chmod(script.path, 0o644) == 0)
+        // The system's Python: another user cannot reach one installed under root's home.
+        let python = [FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3", script.path, socket.path, mode]
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = user.map { ["setpriv", "--reuid=\($0)", "--regid=\($0)", "--clear-groups"] + python } ?? python
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: socket.path + ".ready"), Date() < deadline { usleep(20_000) }
+        #expect(FileManager.default.fileExists(atPath: socket.path + ".ready"), "the fake verifier did not start")
+    }
+
+    deinit {
+        // SIGKILL: a child of the test process inherits a signal mask that blocks SIGTERM.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: socket.deletingLastPathComponent())
+    }
+
+    static let script = #"""
+    import os, socket, struct, sys
+    path, mode = sys.argv[1], sys.argv[2]
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    os.chmod(path, 0o777)
+    server.listen(8)
+    open(path + ".ready", "w").close()
+    def exactly(c, n):
+        data = b""
+        while len(data) < n:
+            more = c.recv(n - len(data))
+            if not more:
+                raise EOFError
+            data += more
+        return data
+    def field(text):
+        data = text.encode()
+        return struct.pack(">I", len(data)) + data
+    while True:
+        c, _ = server.accept()
+        try:
+            for _ in range(7):
+                exactly(c, struct.unpack(">I", exactly(c, 4))[0])
+            if mode == "elsewhere":
+                c.sendall(field("cohort-hook-reply 1") + field("elsewhere") + field(""))
+            elif mode == "badmagic":
+                c.sendall(field("cohort-hook-reply 2") + field("accept") + field(""))
+            elif mode == "truncated":
+                c.sendall(field("cohort-hook-reply 1") + field("accept") + struct.pack(">I", 100) + b"cohort: ")
+            elif mode == "accept":
+                c.sendall(field("cohort-hook-reply 1") + field("accept") + field("cohort: fake: accepted\n"))
+        except EOFError:
+            pass
+        c.close()
+    """#
+}
+
+/// `cohort hook serve` and the hooks installed with `--resident`: the same verdicts as the hook run
+/// for each push, and never a push let through by a verifier that is not there, not this user's,
+/// not this version, or that stops before its whole answer.
+@Suite struct ResidentVerifierTests {
+    /// An unsigned commit on the owner's main, made with stock git (outside `cohort commit`).
+    func unsignedCommit(in server: HookServer) throws -> ObjectID {
+        let owner = server.scenario.owner
+        try server.scenario.write("plain \(UUID().uuidString)\n", to: "plain.md", in: owner)
+        #expect(try run("git", ["add", "plain.md"], in: owner.directory).status == 0)
+        let environment = ["GIT_AUTHOR_NAME": "X", "GIT_AUTHOR_EMAIL": "x@example.com", "GIT_COMMITTER_NAME": "X", "GIT_COMMITTER_EMAIL": "x@example.com"]
+        #expect(try run("git", ["-c", "commit.gpgsign=false", "commit", "-q", "-m", "plain"], in: owner.directory, environment: environment).status == 0)
+        return try owner.head().commit
+    }
+
+    @Test(arguments: Transport.allCases)
+    func pushesAreVerifiedByTheResidentVerifierWithTheHooksVerdict(transport: Transport) throws {
+        let server = try HookServer(transport: transport)
+        let resident = try RunningVerifier()
+        defer { resident.stop() }
+        try server.useResident(resident.socket)
+        let owner = server.scenario.owner
+        _ = try owner.comment(on: "shortbread.md", text: "more butter")
+        try server.expectAccepted(owner)
+        #expect(resident.answered == 1)
+
+        let good = try owner.head().commit
+        let bad = try unsignedCommit(in: server)
+        let refused = try server.expectRefused(owner, "E_BAD_SIGNATURE", at: bad)
+        #expect(resident.answered == 2)
+        // The hook run for the push says exactly the same.
+        try server.use(.cohortHook)
+        #expect(try server.expectRefused(owner, "E_BAD_SIGNATURE", at: bad) == refused)
+        #expect(try server.tip() == good.hex)
+    }
+
+    @Test func withNoVerifierRunningTheHookVerifiesThePushItself() throws {
+        let server = try HookServer(transport: .local)
+        try server.useResident(RunningVerifier.freshSocket())
+        let owner = server.scenario.owner
+        _ = try owner.comment(on: "shortbread.md", text: "more butter")
+        try server.expectAccepted(owner)
+        let bad = try unsignedCommit(in: server)
+        let lines = try server.expectRefused(owner, "E_BAD_SIGNATURE", at: bad)
+        #expect(lines.count == 1, "\(lines)")
+    }
+
+    /// A verifier that stops before its whole answer, answers in another protocol, or hands the push
+    /// on, never decides it: the hook verifies the push itself, and refuses what it refuses.
+    @Test(arguments: ["close", "badmagic", "truncated", "elsewhere"])
+    func aVerifierThatDoesNotAnswerWholeNeverLetsAPushThrough(mode: String) throws {
+        let server = try HookServer(transport: .local)
+        let fake = try FakeVerifier(mode: mode)
+        try server.useResident(fake.socket)
+        let owner = server.scenario.owner
+        let bad = try unsignedCommit(in: server)
+        let lines = try server.expectRefused(owner, "E_BAD_SIGNATURE", at: bad)
+        #expect(!lines.contains { $0.contains("fake: accepted") }, "\(lines)")
+    }
+
+    /// Only a verifier of the hook's own user is asked: another user's socket that accepts everything
+    /// is passed over (with a note), and the push is verified by the hook.
+    @Test(.enabled(if: geteuid() == 0, "needs root, to start a process as another user"))
+    func aVerifierOfAnotherUserIsNeverTrusted() throws {
+        let server = try HookServer(transport: .local)
+        let fake = try FakeVerifier(mode: "accept", user: "65534")
+        try server.useResident(fake.socket)
+        let owner = server.scenario.owner
+        let bad = try unsignedCommit(in: server)
+        let before = try server.tip()
+        let result = try server.push(owner)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("cohort: note: the resident verifier at \(fake.socket.path) runs as another user; the push is verified here"),
+                "\(result.stderr)")
+        #expect(result.stderr.contains("cohort: rejected \(bad.hex)") && result.stderr.contains(": E_BAD_SIGNATURE: "), "\(result.stderr)")
+        #expect(!result.stderr.contains("fake: accepted"), "\(result.stderr)")
+        #expect(try server.tip() == before)
+    }
+
+    /// The client run by hand: a verifier of another version hands the push back, and an input past
+    /// the hook's limit is never sent; either way the program named after it gets the whole input.
+    @Test func anotherVersionOrAnInputTooLargeGoesToTheProgram() throws {
+        let temp = try TemporaryDirectory()
+        let resident = try RunningVerifier()
+        defer { resident.stop() }
+        let client = HookInstaller.client(beside: cohortBinary).path
+        let counting = ["/bin/sh", "-c", "wc -c >&2; exit 3"]
+        let old = try run(client, [resident.socket.path, "0.0.1"] + counting, in: temp.url, environment: ["GIT_DIR": "."],
+                          stdin: Data("0000 1111 refs/heads/main\n".utf8))
+        #expect(old.status == 3 && old.stderr.trimmingCharacters(in: .whitespacesAndNewlines) == "26", "\(old.stderr)")
+        let large = Data(repeating: UInt8(ascii: "a"), count: PreReceiveHook.maxInputBytes + 10)
+        let tooLarge = try run(client, [resident.socket.path, CohortVersion.text] + counting, in: temp.url, environment: ["GIT_DIR": "."], stdin: large)
+        #expect(tooLarge.status == 3 && tooLarge.stderr.trimmingCharacters(in: .whitespacesAndNewlines) == "\(large.count)", "\(tooLarge.stderr)")
+        #expect(resident.answered == 0)
+        let usage = try run(client, [resident.socket.path], in: temp.url)
+        #expect(usage.status == 64 && usage.stderr.hasPrefix("error: E_USAGE: cohort-hook-client takes"), "\(usage.stderr)")
+    }
+
+    /// Requests that are not a client's are dropped, and the verifier goes on answering.
+    @Test func malformedRequestsAreDropped() throws {
+        let server = try HookServer(transport: .local)
+        let resident = try RunningVerifier()
+        defer { resident.stop() }
+        try server.useResident(resident.socket)
+        let hostile: [Data] = [
+            Data([0xFF, 0xFF, 0xFF, 0xFF]),                                                // a field of 4 GiB
+            HookWire.encode([Data("cohort-hook-request 9".utf8)] + Array(repeating: Data(), count: 6)),  // another protocol
+            HookWire.encode([Data(HookWire.requestMagic.utf8), Data(CohortVersion.text.utf8), Data("relative".utf8)]
+                            + Array(repeating: Data(), count: 4)),                       // no GIT_DIR, a relative folder
+            Data("GET / HTTP/1.1\r\n\r\n".utf8),
+        ]
+        for bytes in hostile {
+            let reply = try exchange(bytes, with: resident.socket)
+            #expect(reply.isEmpty || reply.contains(Data("elsewhere".utf8)), "\(String(decoding: reply, as: UTF8.self))")
+        }
+        #expect(resident.answered == 0)
+        let owner = server.scenario.owner
+        _ = try owner.comment(on: "shortbread.md", text: "more butter")
+        try server.expectAccepted(owner)
+        #expect(resident.answered == 1)
+    }
+
+    /// Writes `bytes`, closes the writing side, and reads what comes back until the verifier closes.
+    func exchange(_ bytes: Data, with socket: URL) throws -> Data {
+        let handle = try run("python3", ["-c", """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(sys.argv[1])
+            out = b""
+            try:
+                s.sendall(sys.stdin.buffer.read()); s.shutdown(socket.SHUT_WR)
+                while True:
+                    more = s.recv(65536)
+                    if not more: break
+                    out += more
+            except (ConnectionResetError, BrokenPipeError):
+                pass  # the verifier hung up on the request
+            sys.stdout.buffer.write(out)
+            """, socket.path], in: URL(fileURLWithPath: "/tmp"), stdin: bytes)
+        #expect(handle.status == 0, "\(handle.stderr)")
+        return Data(handle.stdout.utf8)
+    }
+
+    /// The socket: a live verifier's is never taken over, a file that is not a socket is never
+    /// replaced, a stale one (its verifier gone) is; it is the owner's alone, and gone after a stop.
+    @Test func theSocketIsGuarded() throws {
+        let temp = try TemporaryDirectory()
+        let path = RunningVerifier.freshSocket()
+        let resident = try RunningVerifier(socket: path)
+        var status = stat()
+        #expect(lstat(path.path, &status) == 0 && status.st_mode & 0o777 == 0o600)
+        #expect(throws: CohortError(.busy, "")) { try ResidentVerifier(socket: path) }
+        resident.stop()
+        #expect(!FileManager.default.fileExists(atPath: path.path))
+
+        let file = RunningVerifier.freshSocket()
+        try Data("mine\n".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(throws: CohortError(.io, "")) { try ResidentVerifier(socket: file) }
+        #expect(try Data(contentsOf: file) == Data("mine\n".utf8))
+
+        // A socket whose verifier was killed: bound, never unlinked.
+        let stale = RunningVerifier.freshSocket()
+        #expect(try run("python3", ["-c", "import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])", stale.path], in: temp.url).status == 0)
+        let replacing = try RunningVerifier(socket: stale)
+        replacing.stop()
+        #expect(!FileManager.default.fileExists(atPath: stale.path))
+        #expect(throws: CohortError(.usage, "")) { try ResidentVerifier(socket: URL(fileURLWithPath: "/tmp/" + String(repeating: "s", count: 120))) }
+    }
+
+    /// The commands as a user runs them: `cohort hook serve --socket`, `cohort hook install
+    /// --resident`, a push, and SIGTERM, which reports what was verified and removes the socket.
+    @Test func serveAndInstallThroughTheCommandLine() throws {
+        let server = try HookServer(transport: .local)
+        let socket = RunningVerifier.freshSocket()
+        let relative = try run(cohortBinary.path, ["hook", "install", server.bare.path, "--resident", "verifier.sock"], in: server.scenario.temp.url)
+        #expect(relative.status == 1 && relative.stderr.hasPrefix("error: E_USAGE: the resident verifier's socket verifier.sock is not an absolute path"),
+                "\(relative.stderr)")
+        let installed = try run(cohortBinary.path, ["hook", "install", server.bare.path, "--resident", socket.path], in: server.scenario.temp.url)
+        #expect(installed.status == 0, "\(installed.stderr)")
+
+        let process = Process()
+        process.executableURL = cohortBinary
+        process.arguments = ["hook", "serve", "--socket", socket.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: socket.path), Date() < deadline { usleep(20_000) }
+        let owner = server.scenario.owner
+        _ = try owner.comment(on: "shortbread.md", text: "more butter")
+        try server.expectAccepted(owner)
+        process.terminate()
+        process.waitUntilExit()
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0)
+        #expect(said == "verifying pushes for the hooks installed with --resident \(socket.path) (SIGTERM or Ctrl-C stops)\nstopped; 1 push verified\n", "\(said)")
+        #expect(!FileManager.default.fileExists(atPath: socket.path))
+    }
+}
