@@ -5,15 +5,30 @@
 #     (the hook verifies every commit);
 #   - one commit carrying 100 notices (100 files edited and `cohort commit`ed: the size of a real
 #     sync) onto a repository that already holds the history.
+# Each through the hook as installed (a program started for every push) and through a resident
+# verifier (`cohort hook serve`, the hooks installed with --resident), which this script starts.
 # With LOOP=1, also the stock way of checking the history: git verify-commit in a loop (minutes).
 #   bash Scripts/bench-push.sh [COMMITS] [ROUNDS]        (defaults 10000, 5)
 source "$(dirname "$0")/generated-history.sh" "${1:-10000}"
 rounds=${2:-5}
+socket="$work/verifier.sock"
+"$bin/cohort" hook serve --socket "$socket" >/dev/null &
+serving=$!
+trap 'kill "$serving" 2>/dev/null; wait "$serving" 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 100); do [ -S "$socket" ] && break; sleep 0.1; done
+[ -S "$socket" ] || { echo "cohort hook serve did not start" >&2; exit 1; }
 
-push_into_fresh() {  # push_into_fresh hook|plain: one push of the history into a new bare repository, in seconds
+install_hooks() {  # install_hooks plain|hook|resident REPOSITORY
+  case "$1" in
+    hook) "$bin/cohort" hook install "$2" >/dev/null ;;
+    resident) "$bin/cohort" hook install "$2" --resident "$socket" >/dev/null ;;
+  esac
+}
+
+push_into_fresh() {  # push_into_fresh plain|hook|resident: one push of the history into a new bare repository, in seconds
   rm -rf "$work/server.git"
   git init -q --bare "$work/server.git"
-  if [ "$1" = hook ]; then "$bin/cohort" hook install "$work/server.git" >/dev/null; fi
+  install_hooks "$1" "$work/server.git"
   start=$(now)
   git push -q "$work/server.git" main 2>"$work/push.err" || { cat "$work/push.err" >&2; exit 1; }
   end=$(now)
@@ -21,11 +36,12 @@ push_into_fresh() {  # push_into_fresh hook|plain: one push of the history into 
   elapsed "$start" "$end"
 }
 
-: >"$work/plain"; : >"$work/hook"
+: >"$work/history"; : >"$work/history-hook"; : >"$work/history-resident"
 for round in $(seq "$rounds"); do
-  push_into_fresh plain >>"$work/plain"
-  push_into_fresh hook >>"$work/hook"
-  echo "round $round: plain $(tail -1 "$work/plain") s, hook $(tail -1 "$work/hook") s" >&2
+  push_into_fresh plain >>"$work/history"
+  push_into_fresh hook >>"$work/history-hook"
+  push_into_fresh resident >>"$work/history-resident"
+  echo "round $round: plain $(tail -1 "$work/history") s, hook $(tail -1 "$work/history-hook") s, resident $(tail -1 "$work/history-resident") s" >&2
 done
 
 # One commit of 100 edits, each with its notice, pushed onto the history already there.
@@ -35,36 +51,41 @@ for n in $(seq 0 99); do echo "edited in one sync" >>"docs/file-$n.md"; done
 "$bin/cohort" commit -m "100 edits" >/dev/null
 [ "$(git ls-tree -r --name-only HEAD .cohort/notices | wc -l)" -eq "$(( $(git ls-tree -r --name-only "$base" .cohort/notices | wc -l) + 100 ))" ] \
   || { echo "the commit does not carry 100 notices" >&2; exit 1; }
-for kind in plain hook; do
+for kind in plain hook resident; do
   git init -q --bare "$work/$kind-small.git"
   git push -q "$work/$kind-small.git" "$base:refs/heads/main"
-  if [ "$kind" = hook ]; then "$bin/cohort" hook install "$work/$kind-small.git" >/dev/null; fi
+  install_hooks "$kind" "$work/$kind-small.git"
 done
 # What the installed hook remembers of the history (`cohort hook install` verified it): a server's
 # file holds every verified commit, and the hook reads it on every push.
 cp "$work/hook-small.git/cohort/verified" "$work/verified-before"
-push_one() {  # push_one plain|hook: the one commit, onto the history, in seconds
+push_one() {  # push_one plain|hook|resident: the one commit, onto the history, in seconds
   git --git-dir "$work/$1-small.git" update-ref refs/heads/main "$base"
-  if [ "$1" = hook ]; then cp "$work/verified-before" "$work/hook-small.git/cohort/verified"; fi
+  if [ "$1" != plain ]; then cp "$work/verified-before" "$work/$1-small.git/cohort/verified"; fi
   start=$(now)
   git push -q "$work/$1-small.git" main 2>"$work/push.err" || { cat "$work/push.err" >&2; exit 1; }
   end=$(now)
   elapsed "$start" "$end"
 }
-: >"$work/plain-small"; : >"$work/hook-small"
+: >"$work/small"; : >"$work/small-hook"; : >"$work/small-resident"
 for round in $(seq $((rounds * 3))); do
-  push_one plain >>"$work/plain-small"
-  push_one hook >>"$work/hook-small"
+  push_one plain >>"$work/small"
+  push_one hook >>"$work/small-hook"
+  push_one resident >>"$work/small-resident"
 done
 
-plain=$(median <"$work/plain"); hooked=$(median <"$work/hook")
-plain_small=$(median <"$work/plain-small"); hooked_small=$(median <"$work/hook-small")
-printf '\n%d commits (genesis included), %d rounds (the one-commit push: %d)\n\n' "$total" "$rounds" $((rounds * 3))
-printf '| push (median) | no hook (s) | spread | through the installed hook (s) | spread | hook / plain |\n|---|---:|---:|---:|---:|---:|\n'
-printf '| %d commits, each with its notice, into an empty repository | %.3f | %s | %.3f | %s | **%s×** |\n' \
-  "$total" "$plain" "$(spread <"$work/plain")" "$hooked" "$(spread <"$work/hook")" "$(ratio "$hooked" "$plain")"
-printf '| one commit with 100 notices onto the history | %.3f | %s | %.3f | %s | **%s×** |\n' \
-  "$plain_small" "$(spread <"$work/plain-small")" "$hooked_small" "$(spread <"$work/hook-small")" "$(ratio "$hooked_small" "$plain_small")"
+row() {  # row LABEL FILE-STEM: one line of the table
+  local plain hook resident
+  plain=$(median <"$work/$2"); hook=$(median <"$work/$2-hook"); resident=$(median <"$work/$2-resident")
+  printf '| %s | %.3f (%s) | %.3f (%s) | **%s×** | %.3f (%s) | **%s×** |\n' "$1" \
+    "$plain" "$(spread <"$work/$2")" "$hook" "$(spread <"$work/$2-hook")" "$(ratio "$hook" "$plain")" \
+    "$resident" "$(spread <"$work/$2-resident")" "$(ratio "$resident" "$plain")"
+}
+hooked=$(median <"$work/history-hook"); plain=$(median <"$work/history")
+printf '\n%d commits (genesis included), %d rounds (the one-commit push: %d); medians in s (spread)\n\n' "$total" "$rounds" $((rounds * 3))
+printf '| push | no hook | the hook as installed | / plain | a resident verifier | / plain |\n|---|---:|---:|---:|---:|---:|\n'
+row "$total commits, each with its notice, into an empty repository" history
+row "one commit with 100 notices onto the history" small
 printf '\ngoals: ≤ 1.8× for the history, ≤ 1.2× for the one commit\n'
 
 if [ "${LOOP:-0}" = 1 ]; then

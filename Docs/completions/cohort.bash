@@ -728,13 +728,13 @@ _cohort_hook() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    install|pre-receive|post-receive)
+    install|pre-receive|post-receive|serve)
         # Offer subcommand argument completions
         "_cohort_hook_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'install pre-receive post-receive' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'install pre-receive post-receive serve' -- "${cur}"))
         ;;
     esac
 }
@@ -743,8 +743,15 @@ _cohort_hook_install() {
     repeating_flags=()
     non_repeating_flags=(--chain --version -h --help)
     repeating_options=()
-    non_repeating_options=()
+    non_repeating_options=(--resident)
     __cohort_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--resident')
+        return
+        ;;
+    esac
 }
 
 _cohort_hook_pre-receive() {
@@ -761,6 +768,24 @@ _cohort_hook_post-receive() {
     repeating_options=()
     non_repeating_options=()
     __cohort_offer_flags_options 0
+}
+
+_cohort_hook_serve() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--socket --concurrent-pushes)
+    __cohort_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--socket')
+        return
+        ;;
+    '--concurrent-pushes')
+        return
+        ;;
+    esac
 }
 
 _cohort_proof() {

@@ -6,8 +6,9 @@
 // push does not pay for starting Swift's runtime and libgit2 twice.
 //
 // It never accepts a push on its own: when no verifier of this user and VERSION answers (none
-// running, another version, too busy, cut off before its whole reply), it runs PROGRAM with its
-// ARGUMENTS on the same input, the hook as it would run without a resident verifier.
+// running, another version, too busy, cut off before its whole reply), or git names a namespace or a
+// common folder (which the verifier is not told), it runs PROGRAM with its ARGUMENTS on the same
+// input, the hook as it would run without a resident verifier.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
@@ -170,7 +171,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "cohort: error: E_IO: cannot read the push's ref updates from git: %s (push again)\n", strerror(errno));
         return 1;
     }
-    if (more == 0 && input.size <= INPUT_LIMIT) {
+    // A namespace or a separate common folder changes which refs libgit2 reads from the hook's
+    // environment; the resident verifier is not told them, so such a push is verified by the program.
+    const char *namespace = getenv("GIT_NAMESPACE"), *common = getenv("GIT_COMMON_DIR");
+    int plain = (!namespace || !*namespace) && (!common || !*common);
+    if (plain && more == 0 && input.size <= INPUT_LIMIT) {
         int status = ask(argv[1], argv[2], &input);
         if (status >= 0) return status;
     }

@@ -191,7 +191,8 @@ final class FakeVerifier {
     }
 
     /// The client run by hand: a verifier of another version hands the push back, and an input past
-    /// the hook's limit is never sent; either way the program named after it gets the whole input.
+    /// the hook's limit, or a push into a namespace, is never sent; either way the program named after
+    /// it gets the whole input.
     @Test func anotherVersionOrAnInputTooLargeGoesToTheProgram() throws {
         let temp = try TemporaryDirectory()
         let resident = try RunningVerifier()
@@ -204,6 +205,10 @@ final class FakeVerifier {
         let large = Data(repeating: UInt8(ascii: "a"), count: PreReceiveHook.maxInputBytes + 10)
         let tooLarge = try run(client, [resident.socket.path, CohortVersion.text] + counting, in: temp.url, environment: ["GIT_DIR": "."], stdin: large)
         #expect(tooLarge.status == 3 && tooLarge.stderr.trimmingCharacters(in: .whitespacesAndNewlines) == "\(large.count)", "\(tooLarge.stderr)")
+        // A namespace changes the refs the hook reads: such a push is the program's too.
+        let namespaced = try run(client, [resident.socket.path, CohortVersion.text] + counting, in: temp.url,
+                                 environment: ["GIT_DIR": ".", "GIT_NAMESPACE": "team"], stdin: Data("0000 1111 refs/heads/main\n".utf8))
+        #expect(namespaced.status == 3, "\(namespaced.stderr)")
         #expect(resident.answered == 0)
         let usage = try run(client, [resident.socket.path], in: temp.url)
         #expect(usage.status == 64 && usage.stderr.hasPrefix("error: E_USAGE: cohort-hook-client takes"), "\(usage.stderr)")
