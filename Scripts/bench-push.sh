@@ -36,12 +36,12 @@ push_into_fresh() {  # push_into_fresh plain|hook|resident: one push of the hist
   elapsed "$start" "$end"
 }
 
-: >"$work/history"; : >"$work/history-hook"; : >"$work/history-resident"
+: >"$work/times-history"; : >"$work/times-history-hook"; : >"$work/times-history-resident"
 for round in $(seq "$rounds"); do
-  push_into_fresh plain >>"$work/history"
-  push_into_fresh hook >>"$work/history-hook"
-  push_into_fresh resident >>"$work/history-resident"
-  echo "round $round: plain $(tail -1 "$work/history") s, hook $(tail -1 "$work/history-hook") s, resident $(tail -1 "$work/history-resident") s" >&2
+  push_into_fresh plain >>"$work/times-history"
+  push_into_fresh hook >>"$work/times-history-hook"
+  push_into_fresh resident >>"$work/times-history-resident"
+  echo "round $round: plain $(tail -1 "$work/times-history") s, hook $(tail -1 "$work/times-history-hook") s, resident $(tail -1 "$work/times-history-resident") s" >&2
 done
 
 # One commit of 100 edits, each with its notice, pushed onto the history already there.
@@ -67,21 +67,21 @@ push_one() {  # push_one plain|hook|resident: the one commit, onto the history, 
   end=$(now)
   elapsed "$start" "$end"
 }
-: >"$work/small"; : >"$work/small-hook"; : >"$work/small-resident"
+: >"$work/times-small"; : >"$work/times-small-hook"; : >"$work/times-small-resident"
 for round in $(seq $((rounds * 3))); do
-  push_one plain >>"$work/small"
-  push_one hook >>"$work/small-hook"
-  push_one resident >>"$work/small-resident"
+  push_one plain >>"$work/times-small"
+  push_one hook >>"$work/times-small-hook"
+  push_one resident >>"$work/times-small-resident"
 done
 
 row() {  # row LABEL FILE-STEM: one line of the table
   local plain hook resident
-  plain=$(median <"$work/$2"); hook=$(median <"$work/$2-hook"); resident=$(median <"$work/$2-resident")
+  plain=$(median <"$work/times-$2"); hook=$(median <"$work/times-$2-hook"); resident=$(median <"$work/times-$2-resident")
   printf '| %s | %.3f (%s) | %.3f (%s) | **%s×** | %.3f (%s) | **%s×** |\n' "$1" \
-    "$plain" "$(spread <"$work/$2")" "$hook" "$(spread <"$work/$2-hook")" "$(ratio "$hook" "$plain")" \
-    "$resident" "$(spread <"$work/$2-resident")" "$(ratio "$resident" "$plain")"
+    "$plain" "$(spread <"$work/times-$2")" "$hook" "$(spread <"$work/times-$2-hook")" "$(ratio "$hook" "$plain")" \
+    "$resident" "$(spread <"$work/times-$2-resident")" "$(ratio "$resident" "$plain")"
 }
-hooked=$(median <"$work/history-hook"); plain=$(median <"$work/history")
+hooked=$(median <"$work/times-history-hook"); plain=$(median <"$work/times-history")
 printf '\n%d commits (genesis included), %d rounds (the one-commit push: %d); medians in s (spread)\n\n' "$total" "$rounds" $((rounds * 3))
 printf '| push | no hook | the hook as installed | / plain | a resident verifier | / plain |\n|---|---:|---:|---:|---:|---:|\n'
 row "$total commits, each with its notice, into an empty repository" history

@@ -4,7 +4,8 @@ import Foundation
 
 /// Where a hook's repository keeps the objects git lets it read: the git directory, and inside
 /// `pre-receive` the quarantine holding the pushed objects (`GIT_OBJECT_DIRECTORY`) with the
-/// repository's own objects as an alternate (`GIT_ALTERNATE_OBJECT_DIRECTORIES`). Paths are absolute.
+/// repository's own objects as an alternate (`GIT_ALTERNATE_OBJECT_DIRECTORIES`). Paths are absolute,
+/// and otherwise exactly as git gave them (a `..` after a symbolic link is the kernel's to resolve).
 public struct HookObjects: Sendable, Equatable {
     public var gitDirectory: String
     public var objectDirectory: String?
@@ -15,8 +16,7 @@ public struct HookObjects: Sendable, Equatable {
     /// path holding a colon): that repository is left to a hook that reads its environment itself.
     public init(workingDirectory: String, gitDirectory: String, objectDirectory: String?, alternates: String?) throws {
         func absolute(_ path: String) -> String {
-            let joined = path.hasPrefix("/") ? path : workingDirectory + "/" + path
-            return URL(fileURLWithPath: joined).standardizedFileURL.path
+            path.hasPrefix("/") ? path : workingDirectory + "/" + path
         }
         guard workingDirectory.hasPrefix("/"), !gitDirectory.isEmpty else {
             throw CohortError(.malformed, "a hook's repository needs an absolute working directory and GIT_DIR",
@@ -34,20 +34,42 @@ public struct HookObjects: Sendable, Equatable {
 }
 
 extension Repository {
-    /// Opens `objects.gitDirectory` with the other object folders as alternates: for reading, the
-    /// same objects as libgit2 opening it from the hook's environment (the hook writes no object).
+    /// Opens `objects.gitDirectory` (that folder itself, never a `.git` inside it) with the other
+    /// object folders as alternates: for reading, the objects libgit2 reads when it opens the
+    /// repository from the hook's environment (the hook writes no object). Throws, so that the hook
+    /// decides, when the folders are not what git gives a hook: a quarantine without the repository's
+    /// own objects among the alternates, or a git directory libgit2 finds elsewhere.
     static func opening(_ objects: HookObjects) throws -> Repository {
-        let repository = try Repository(at: URL(fileURLWithPath: objects.gitDirectory, isDirectory: true))
-        let own = URL(fileURLWithPath: String(cString: git_repository_commondir(repository.pointer)))
-            .appendingPathComponent("objects").standardizedFileURL.path
-        let extra = ([objects.objectDirectory].compactMap { $0 } + objects.alternates).filter { $0 != own }
+        GitRuntime.start()
+        var pointer: OpaquePointer?
+        try check(git_repository_open_ext(&pointer, objects.gitDirectory,
+                                          UInt32(GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue | GIT_REPOSITORY_OPEN_NO_DOTGIT.rawValue), nil),
+                  "cannot open a git repository at \(objects.gitDirectory)")
+        guard let pointer else { throw CohortError(.git, "cannot open \(objects.gitDirectory): libgit2 returned nothing") }
+        let repository = Repository(pointer, origin: .hook(objects))
+        guard let opened = fileIdentity(String(cString: git_repository_path(pointer))), opened == fileIdentity(objects.gitDirectory) else {
+            throw CohortError(.git, "libgit2 opened another folder than \(objects.gitDirectory)", hint: "the hook reads this repository itself")
+        }
+        let own = fileIdentity(String(cString: git_repository_commondir(pointer)) + "/objects")
+        let named = [objects.objectDirectory].compactMap { $0 } + objects.alternates
+        if objects.objectDirectory != nil, !named.contains(where: { fileIdentity($0) == own }) {
+            throw CohortError(.git, "the quarantine's alternates leave out the repository's own objects", hint: "the hook reads this repository itself")
+        }
+        let extra = named.filter { fileIdentity($0) != own }
         guard !extra.isEmpty else { return repository }
         var odb: OpaquePointer?
-        try check(git_repository_odb(&odb, repository.pointer), "cannot open the object database")
+        try check(git_repository_odb(&odb, pointer), "cannot open the object database")
         defer { git_odb_free(odb) }
         for folder in extra {
             try check(git_odb_add_disk_alternate(odb, folder), "cannot read the objects in \(folder)")
         }
         return repository
+    }
+
+    /// A folder's device and inode, nil when it cannot be read.
+    private static func fileIdentity(_ path: String) -> [UInt64]? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return [UInt64(status.st_dev), UInt64(status.st_ino)]
     }
 }

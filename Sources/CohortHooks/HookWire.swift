@@ -7,13 +7,13 @@ import Foundation
 enum HookWire {
     static let requestMagic = "cohort-hook-request 1"
     static let replyMagic = "cohort-hook-reply 1"
-    /// Fields of a request: magic, version, working directory, GIT_DIR, GIT_OBJECT_DIRECTORY,
-    /// GIT_ALTERNATE_OBJECT_DIRECTORIES, git's input.
-    static let requestFields = 7
+    /// Fields of a request, in order, with what each may hold at most: magic, version, working
+    /// directory, GIT_DIR, GIT_OBJECT_DIRECTORY, GIT_ALTERNATE_OBJECT_DIRECTORIES, HOME and
+    /// XDG_CONFIG_HOME (which say where libgit2 finds the user's git configuration, and so the
+    /// push limits), git's input. A variable that is not set is sent empty.
     static let pathBytes = 4096
     static let alternatesBytes = 64 << 10
-    /// What each request field may hold at most, in order.
-    static let requestLimits = [64, 64, pathBytes, pathBytes, pathBytes, alternatesBytes, PreReceiveHook.maxInputBytes]
+    static let requestLimits = [64, 64, pathBytes, pathBytes, pathBytes, alternatesBytes, pathBytes, pathBytes, PreReceiveHook.maxInputBytes]
 
     /// A reply's verdict word.
     enum Answer: String {

@@ -66,22 +66,23 @@ public enum PreReceiveHook {
     /// The verdict on the push `input` describes, in the repository `origin` names (inside
     /// `pre-receive`, `.environment`: the quarantined objects included).
     public static func verdict(input: Data, origin: Repository.Origin) -> Verdict {
-        verdictHolding(input: input, origin: origin).verdict
-    }
-
-    /// The verdict, and the repository handle it was reached with (nil when none was opened): freeing
-    /// a handle unmaps its packs, which a resident verifier does after it has answered.
-    static func verdictHolding(input: Data, origin: Repository.Origin) -> (verdict: Verdict, repository: Repository?) {
-        var repository: Repository?
         do {
             let updates = try updates(from: input)
             // The hook only reads objects: its packs, the quarantine's first, through a reader of its
             // own (faster than libgit2's, and sharing no lock with the verification's workers).
-            let opened = try Repository.reopen(origin, ownPacks: true)
-            repository = opened
-            return (Verdict(try PushVerifier(repository: opened, limits: limits(for: opened)).verify(updates)), opened)
+            return verdict(updates, in: try Repository.reopen(origin, ownPacks: true))
         } catch {
-            return (Verdict(error), repository)
+            return Verdict(error)
+        }
+    }
+
+    /// The verdict on `updates` in `repository`, opened by the caller, who lets it go when it likes
+    /// (freeing a handle unmaps its packs: a resident verifier does that after it has answered).
+    static func verdict(_ updates: [RefUpdate], in repository: Repository) -> Verdict {
+        do {
+            return Verdict(try PushVerifier(repository: repository, limits: limits(for: repository)).verify(updates))
+        } catch {
+            return Verdict(error)
         }
     }
 

@@ -1,5 +1,6 @@
 import CohortBase
 import CohortGit
+import CohortVerification
 import Foundation
 import Synchronization
 
@@ -50,10 +51,13 @@ public final class ResidentVerifier: Sendable {
         let fd = unixStreamSocket()
         guard fd >= 0 else { throw CohortError(.io, "cannot make a socket: \(String(cString: strerror(errno)))", hint: "check the system's limits") }
         var address = Self.address(path)
+        // Made 0600 as it is created, not changed after (a chmod follows a link put in its place).
+        let mask = umask(0o177)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard bound == 0, chmod(path, 0o600) == 0, listen(fd, 64) == 0 else {
+        umask(mask)
+        guard bound == 0, listen(fd, 64) == 0 else {
             let reason = String(cString: strerror(errno))
             close(fd)
             throw CohortError(.io, "cannot listen at \(path): \(reason)", hint: "check that its folder exists and is writable")
@@ -69,7 +73,13 @@ public final class ResidentVerifier: Sendable {
     public func run() {
         while !stopped.load(ordering: .acquiring) {
             let connection = accept(listener, nil, nil)
-            if connection >= 0 { _ = fcntl(connection, F_SETFD, FD_CLOEXEC) }
+            if connection >= 0 {
+                _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+                #if !os(Linux)
+                var one: Int32 = 1
+                setsockopt(connection, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+                #endif
+            }
             if connection < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
                 if stopped.load(ordering: .acquiring) { break }
@@ -105,9 +115,10 @@ public final class ResidentVerifier: Sendable {
     /// finish; a client whose request is cut off verifies the push itself.
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        // The file first: once `run` wakes, the process may end before this thread goes on.
+        if let identity, let now = Self.identity(of: socket.path), now == identity { unlink(socket.path) }
         // Wakes `run` from `accept`; it closes the socket.
         shutdown(listener, Int32(SHUT_RDWR))
-        if let identity, let now = Self.identity(of: socket.path), now == identity { unlink(socket.path) }
     }
 
     private func answer(_ connection: Int32) {
@@ -117,15 +128,32 @@ public final class ResidentVerifier: Sendable {
         } catch {
             return
         }
-        let text = fields.map { String(decoding: $0, as: UTF8.self) }
-        guard text[1] == CohortVersion.text,
-              let objects = try? HookObjects(workingDirectory: text[2], gitDirectory: text[3],
-                                             objectDirectory: text[4].isEmpty ? nil : text[4], alternates: text[5])
+        // Paths and words exactly as sent: one that is not UTF-8 is left to the hook.
+        let words = fields.dropLast().compactMap { String(bytes: $0, encoding: .utf8) }
+        let environment = ProcessInfo.processInfo.environment
+        guard words.count == fields.count - 1, words[1] == CohortVersion.text,
+              // The user's git configuration (the push limits among it) must be the one the hook reads.
+              words[6] == environment["HOME"] ?? "", words[7] == environment["XDG_CONFIG_HOME"] ?? "",
+              let objects = try? HookObjects(workingDirectory: words[2], gitDirectory: words[3],
+                                             objectDirectory: words[4].isEmpty ? nil : words[4], alternates: words[5])
         else {
             reply(connection, .elsewhere, "")
             return
         }
-        let (verdict, repository) = PreReceiveHook.verdictHolding(input: fields[6], origin: .hook(objects))
+        let updates: [RefUpdate]
+        do {
+            updates = try PreReceiveHook.updates(from: fields[8])
+        } catch {
+            answered.add(1, ordering: .relaxed)
+            reply(connection, .refuse, PreReceiveHook.Verdict(error).text)
+            return
+        }
+        // A repository this process cannot open as the hook would is the hook's to verify.
+        guard let repository = try? Repository.reopen(.hook(objects), ownPacks: true) else {
+            reply(connection, .elsewhere, "")
+            return
+        }
+        let verdict = PreReceiveHook.verdict(updates, in: repository)
         answered.add(1, ordering: .relaxed)
         reply(connection, verdict.status == 0 ? .accept : .refuse, verdict.text)
         // Let go only now: freeing the handle unmaps its packs, which the push need not wait for.

@@ -6,11 +6,13 @@
 // push does not pay for starting Swift's runtime and libgit2 twice.
 //
 // It never accepts a push on its own: when no verifier of this user and VERSION answers (none
-// running, another version, too busy, cut off before its whole reply), or git names a namespace or a
-// common folder (which the verifier is not told), it runs PROGRAM with its ARGUMENTS on the same
-// input, the hook as it would run without a resident verifier.
+// running, another version, too busy, silent for longer than REPLY_SECONDS, cut off before its whole
+// reply), or git's environment holds what the verifier is not told (a namespace, a common folder …),
+// it runs PROGRAM with its ARGUMENTS on the same input, the hook as it would run without a resident
+// verifier.
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,8 @@
 #define HANDED_LIMIT ((size_t)2 << 20)      // what PROGRAM is handed of a longer input (it reads 1 MiB + 1)
 #define TEXT_LIMIT ((uint32_t)4 << 20)      // a reply's lines
 #define PATH_LIMIT 4096
+#define SEND_SECONDS 10                      // to connect and send (a verifier that stopped accepting)
+#define REPLY_SECONDS 900                    // to answer: past the default cohort.maxSeconds (600)
 
 typedef struct {
     char *data;
@@ -63,6 +67,37 @@ static int read_input(buffer *input, size_t limit) {
         if (append(input, chunk, (size_t)got) != 0) return -1;
     }
     return 1;
+}
+
+#ifndef MSG_NOSIGNAL
+#define MSG_NOSIGNAL 0   // macOS: SO_NOSIGPIPE on the socket instead
+#endif
+
+// The user of the process at the other end of `fd`, or -1.
+static long long peer_user(int fd) {
+#ifdef SO_PEERCRED
+    struct ucred peer;
+    socklen_t size = sizeof peer;
+    return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0 ? (long long)peer.uid : -1;
+#else
+    uid_t user;
+    gid_t group;
+    return getpeereid(fd, &user, &group) == 0 ? (long long)user : -1;
+#endif
+}
+
+// A file holding nothing yet, gone from every folder: where the program finds the push's input.
+static int anonymous_file(void) {
+#ifdef __linux__
+    return memfd_create("cohort-pre-receive-input", MFD_CLOEXEC);
+#else
+    const char *folder = getenv("TMPDIR");
+    char path[PATH_LIMIT];
+    snprintf(path, sizeof path, "%s/cohort-pre-receive.XXXXXX", folder && *folder ? folder : "/tmp");
+    int fd = mkstemp(path);
+    if (fd >= 0) unlink(path);
+    return fd;
+#endif
 }
 
 static int send_all(int fd, const char *bytes, size_t size) {
@@ -111,25 +146,31 @@ static int ask(const char *socket_path, const char *version, const buffer *input
     struct sockaddr_un address = {.sun_family = AF_UNIX};
     if (strlen(socket_path) >= sizeof address.sun_path) return -1;
     strcpy(address.sun_path, socket_path);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
     if (fd < 0) return -1;
+    (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
     int status = -1;
     char *magic = NULL, *answer = NULL, *text = NULL;
+    // A verifier that stopped accepting or reading (frozen, out of descriptors) is given up on.
+    struct timeval limit = {.tv_sec = SEND_SECONDS};
+    if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit) != 0) goto done;
+#ifdef SO_NOSIGPIPE
+    int one = 1;
+    (void)setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof one);
+#endif
     if (connect(fd, (struct sockaddr *)&address, sizeof address) != 0) goto done;
     // Only a verifier of this user is asked: any other could answer what it liked.
-    struct ucred peer;
-    socklen_t peer_size = sizeof peer;
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &peer_size) != 0 || peer.uid != geteuid()) {
+    if (peer_user(fd) != (long long)geteuid()) {
         fprintf(stderr, "cohort: note: the resident verifier at %s runs as another user; the push is verified here\n", socket_path);
         goto done;
     }
     char directory[PATH_LIMIT];
     if (!getcwd(directory, sizeof directory)) goto done;
-    const char *names[] = {"GIT_DIR", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES"};
+    const char *names[] = {"GIT_DIR", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "HOME", "XDG_CONFIG_HOME"};
     buffer request = {0};
     int failed = append_field(&request, "cohort-hook-request 1", strlen("cohort-hook-request 1")) ||
                  append_field(&request, version, strlen(version)) || append_field(&request, directory, strlen(directory));
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const char *value = getenv(names[i]);
         failed = failed || append_field(&request, value ? value : "", value ? strlen(value) : 0);
     }
@@ -137,6 +178,8 @@ static int ask(const char *socket_path, const char *version, const buffer *input
     failed = failed || send_all(fd, request.data, request.size) != 0;
     free(request.data);
     if (failed) goto done;
+    limit.tv_sec = REPLY_SECONDS;
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit) != 0) goto done;
     uint32_t size;
     if (!(magic = receive_field(fd, 64, &size)) || strcmp(magic, "cohort-hook-reply 1") != 0) goto done;
     if (!(answer = receive_field(fd, 64, &size))) goto done;
@@ -171,10 +214,13 @@ int main(int argc, char **argv) {
         fprintf(stderr, "cohort: error: E_IO: cannot read the push's ref updates from git: %s (push again)\n", strerror(errno));
         return 1;
     }
-    // A namespace or a separate common folder changes which refs libgit2 reads from the hook's
-    // environment; the resident verifier is not told them, so such a push is verified by the program.
-    const char *namespace = getenv("GIT_NAMESPACE"), *common = getenv("GIT_COMMON_DIR");
-    int plain = (!namespace || !*namespace) && (!common || !*common);
+    // Variables that change what libgit2 opens from the hook's environment (a namespace's refs, a
+    // common folder, a work tree or index it refuses, how far it searches): the resident verifier is
+    // not told them, so a push with any of them set, even empty, is verified by the program.
+    const char *unsent[] = {"GIT_NAMESPACE", "GIT_COMMON_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE",
+                            "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"};
+    int plain = 1;
+    for (size_t i = 0; i < sizeof unsent / sizeof unsent[0]; i++) plain = plain && !getenv(unsent[i]);
     if (plain && more == 0 && input.size <= INPUT_LIMIT) {
         int status = ask(argv[1], argv[2], &input);
         if (status >= 0) return status;
@@ -182,7 +228,7 @@ int main(int argc, char **argv) {
     // Verified elsewhere: PROGRAM gets the same input on its standard input (what is past 2 MiB of
     // a longer one is not needed: it refuses the push once past 1 MiB).
     if (more > 0) read_input(&input, HANDED_LIMIT);
-    int fd = memfd_create("cohort-pre-receive-input", MFD_CLOEXEC);
+    int fd = anonymous_file();
     if (fd < 0) {
         fprintf(stderr, "cohort: error: E_IO: cannot keep the push's input for the hook: %s (check the system's limits)\n", strerror(errno));
         return 1;

@@ -96,7 +96,7 @@ final class FakeVerifier {
     while True:
         c, _ = server.accept()
         try:
-            for _ in range(7):
+            for _ in range(9):
                 exactly(c, struct.unpack(">I", exactly(c, 4))[0])
             if mode == "elsewhere":
                 c.sendall(field("cohort-hook-reply 1") + field("elsewhere") + field(""))
@@ -205,13 +205,49 @@ final class FakeVerifier {
         let large = Data(repeating: UInt8(ascii: "a"), count: PreReceiveHook.maxInputBytes + 10)
         let tooLarge = try run(client, [resident.socket.path, CohortVersion.text] + counting, in: temp.url, environment: ["GIT_DIR": "."], stdin: large)
         #expect(tooLarge.status == 3 && tooLarge.stderr.trimmingCharacters(in: .whitespacesAndNewlines) == "\(large.count)", "\(tooLarge.stderr)")
-        // A namespace changes the refs the hook reads: such a push is the program's too.
-        let namespaced = try run(client, [resident.socket.path, CohortVersion.text] + counting, in: temp.url,
-                                 environment: ["GIT_DIR": ".", "GIT_NAMESPACE": "team"], stdin: Data("0000 1111 refs/heads/main\n".utf8))
-        #expect(namespaced.status == 3, "\(namespaced.stderr)")
+        // What the verifier is not told (a namespace, a work tree, a common folder, even set empty),
+        // or a user configuration other than its own: such a push is the program's too.
+        let input = Data("0000 1111 refs/heads/main\n".utf8)
+        for variable in [["GIT_NAMESPACE": "team"], ["GIT_WORK_TREE": ""], ["GIT_COMMON_DIR": ""], ["HOME": "/nonexistent"]] {
+            let handed = try run(client, [resident.socket.path, CohortVersion.text] + counting, in: temp.url,
+                                 environment: variable.merging(["GIT_DIR": "."]) { first, _ in first }, stdin: input)
+            #expect(handed.status == 3, "\(variable): \(handed.stderr)")
+        }
         #expect(resident.answered == 0)
         let usage = try run(client, [resident.socket.path], in: temp.url)
         #expect(usage.status == 64 && usage.stderr.hasPrefix("error: E_USAGE: cohort-hook-client takes"), "\(usage.stderr)")
+    }
+
+    /// A `.git` file inside the bare repository, naming another repository that remembers the
+    /// attacker's commit as verified: given that folder as `GIT_DIR`, the verifier opens it, as the
+    /// hook does, never the one the file names, and both refuse the commit with the same line.
+    @Test func theVerifierOpensTheFolderGitNamesNeverADotGitInIt() throws {
+        let server = try HookServer(transport: .local)
+        let resident = try RunningVerifier()
+        defer { resident.stop() }
+        let owner = server.scenario.owner
+        let good = try #require(try server.tip())
+        let bad = try unsignedCommit(in: server)
+        // The commit's objects into the repository past the hook, under a ref the rules never read.
+        #expect(try run("git", ["--git-dir", server.bare.path, "fetch", "-q", owner.directory.path, "+refs/heads/main:refs/attack/x"],
+                        in: server.scenario.temp.url).status == 0)
+        let elsewhere = server.scenario.temp.path("elsewhere.git")
+        #expect(try run("cp", ["-a", server.bare.path, elsewhere.path], in: server.scenario.temp.url).status == 0)
+        let memory = elsewhere.appendingPathComponent("cohort/verified")
+        try (try Data(contentsOf: memory) + Data((bad.hex + "\n").utf8)).write(to: memory)
+        try Data("gitdir: \(elsewhere.path)\n".utf8).write(to: server.bare.appendingPathComponent(".git"))
+
+        let input = Data("\(good) \(bad.hex) refs/heads/main\n".utf8)
+        let hook = HookInstaller.sibling(of: cohortBinary).path
+        let environment = ["GIT_DIR": server.bare.path]
+        let asked = try run(HookInstaller.client(beside: cohortBinary).path,
+                            [resident.socket.path, CohortVersion.text, hook, "pre-receive", "--expect-version", CohortVersion.text],
+                            in: server.bare, environment: environment, stdin: input)
+        #expect(resident.answered == 1)
+        let itself = try run(hook, ["pre-receive", "--expect-version", CohortVersion.text], in: server.bare, environment: environment, stdin: input)
+        #expect(asked.status == 1 && itself.status == 1)
+        #expect(asked.stderr == itself.stderr)
+        #expect(asked.stderr.contains("cohort: rejected \(bad.hex) (refs/heads/main): E_BAD_SIGNATURE: commit is not signed"), "\(asked.stderr)")
     }
 
     /// Requests that are not a client's are dropped, and the verifier goes on answering.
@@ -220,11 +256,15 @@ final class FakeVerifier {
         let resident = try RunningVerifier()
         defer { resident.stop() }
         try server.useResident(resident.socket)
+        let environment = ProcessInfo.processInfo.environment
+        let home = [Data((environment["HOME"] ?? "").utf8), Data((environment["XDG_CONFIG_HOME"] ?? "").utf8)]
         let hostile: [Data] = [
             Data([0xFF, 0xFF, 0xFF, 0xFF]),                                                // a field of 4 GiB
-            HookWire.encode([Data("cohort-hook-request 9".utf8)] + Array(repeating: Data(), count: 6)),  // another protocol
+            HookWire.encode([Data("cohort-hook-request 9".utf8)] + Array(repeating: Data(), count: 8)),  // another protocol
             HookWire.encode([Data(HookWire.requestMagic.utf8), Data(CohortVersion.text.utf8), Data("relative".utf8)]
-                            + Array(repeating: Data(), count: 4)),                       // no GIT_DIR, a relative folder
+                            + Array(repeating: Data(), count: 3) + home + [Data()]),      // no GIT_DIR, a relative folder
+            HookWire.encode([Data(HookWire.requestMagic.utf8), Data(CohortVersion.text.utf8), Data(server.bare.path.utf8), Data(".".utf8),
+                             Data(), Data(), Data([0xFF, 0xFE])] + home.suffix(1) + [Data()]),  // a HOME that is not UTF-8
             Data("GET / HTTP/1.1\r\n\r\n".utf8),
         ]
         for bytes in hostile {
