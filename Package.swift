@@ -234,7 +234,7 @@ let package = Package(
         .executableTarget(
             name: "cohort-fuzz",
             dependencies: [
-                "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortServerAPI", "CohortServer", "CFuzzDriver",
+                "CohortBase", "CohortIdentity", "CohortCollaboration", "CohortGit", "CohortVerification", "CohortServerAPI", "CohortServer", "CohortHooks", "CFuzzDriver",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

@@ -1,5 +1,7 @@
+import CohortBase
 @testable import CohortCollaboration
 import CohortGit
+@testable import CohortHooks
 @testable import CohortIdentity
 @testable import CohortServer
 import CohortServerAPI
@@ -19,6 +21,8 @@ enum FuzzTarget: String, CaseIterable {
     case p256
     /// Cohort's pack reader against libgit2's, on a genuine pack damaged as the input says (`PackFuzz`).
     case pack
+    /// A request to the resident verifier (`HookWire`), its folders (`HookObjects`) and git's ref updates in it.
+    case hookRequest = "hook-request"
 
     static let tokenKey = SymmetricKey(data: Data(repeating: 7, count: 32))
     static let challengeKey = SymmetricKey(data: Data(repeating: 9, count: 32))
@@ -98,6 +102,17 @@ enum FuzzTarget: String, CaseIterable {
             precondition(verdict == -1 || (verdict == 1) == reference, "the table says \(verdict), swift-crypto \(reference)")
         case .pack:
             PackFuzz.run(data)
+        case .hookRequest:
+            var offset = data.startIndex
+            let fields = try? HookWire.decodeRequest { count in
+                guard data.endIndex - offset >= count else { throw CohortError(.malformed, "short", hint: "") }
+                defer { offset += count }
+                return data[offset..<offset + count]
+            }
+            guard let fields else { return }
+            let words = fields.dropLast().map { String(decoding: $0, as: UTF8.self) }
+            _ = try? HookObjects(workingDirectory: words[2], gitDirectory: words[3], objectDirectory: words[4], alternates: words[5])
+            _ = try? PreReceiveHook.updates(from: fields[fields.count - 1])
         case .path:
             for mode: UInt32 in [0o100644, 0o120000, 0o040000] { _ = GitPath.refusal(component: text, mode: mode) }
             _ = CohortLayout.isLookAlike(text)

@@ -1,5 +1,7 @@
 import CohortCollaboration
+import CohortBase
 import CohortGit
+@testable import CohortHooks
 import CohortIdentity
 import CohortServer
 import CohortServerAPI
@@ -65,6 +67,10 @@ enum Seeds {
         // No damage; one byte of the pack's first entry; one of its 40th byte; one deep in the pack.
         seeds[.pack] = [Data(), Data([12, 0, 0, 0, 0x10]), Data([40, 0, 0, 0, 1]), Data([0x00, 0x08, 0, 0, 0x5a])]
         seeds[.gzip] = [try gzip(Data("0014command=ls-refs\n0000".utf8))]
+        let update = Data("\(String(repeating: "1", count: 40)) \(String(repeating: "2", count: 40)) refs/heads/main\n".utf8)
+        seeds[.hookRequest] = [HookWire.encode([HookWire.requestMagic, CohortVersion.text, "/srv/git/bread.git", ".",
+                                                "/srv/git/bread.git/./objects/tmp_objdir-incoming-X1", "/srv/git/bread.git/./objects",
+                                                "/home/git", ""].map { Data($0.utf8) } + [update])]
         seeds[.path] = [".git", "README.md", ".GIT.", "git~1", ".g\u{200C}it", ".gitmodules", "docs", "a\\b", ".cohort"].map { Data($0.utf8) }
 
         for (target, inputs) in seeds {
