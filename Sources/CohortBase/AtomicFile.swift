@@ -142,14 +142,15 @@ extension AtomicFile {
 
     /// Appends `data` (whole lines) to `url`, creating it with `mode`, and fsyncs before returning: a
     /// record counts only once it is on disk. A failed or short write is cut back off, so no partial
-    /// line is left for the next append to be glued onto.
-    public static func append(_ data: Data, to url: URL, mode: mode_t = 0o600) throws {
+    /// line is left for the next append to be glued onto. With `durable: false` nothing is flushed:
+    /// for a log whose lost lines only cost time (their readers skip what a crash leaves torn).
+    public static func append(_ data: Data, to url: URL, mode: mode_t = 0o600, durable: Bool = true) throws {
         let fd = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, mode)
         guard fd >= 0 else { throw failure("open", url) }
         defer { close(fd) }
         var before = stat()
         guard fstat(fd, &before) == 0 else { throw failure("read", url) }
-        guard writeAll(data, to: fd) == 0, fsync(fd) == 0 else {
+        guard writeAll(data, to: fd) == 0, !durable || fsync(fd) == 0 else {
             let error = failure("append to", url)
             _ = ftruncate(fd, before.st_size)
             throw error

@@ -103,4 +103,24 @@ import Testing
         // The torn part and the id appended after it make one 60-character line: neither counts.
         #expect(memory.load() == Set(first))
     }
+
+    /// What an append never flushed can leave after a crash on some file systems (`remember` does not
+    /// wait for the disk): a run of zero bytes where its lines were. Neither the zeros nor the id
+    /// glued after them count; the lines after those do.
+    @Test func zerosLeftByAnUnflushedAppendNeverReadAsAnId() throws {
+        let directory = try TemporaryDirectory()
+        let memory = VerifiedCommits(repository: try Repository.create(at: directory.path("r.git"), bare: true))
+        let first = Self.ids(2)
+        try memory.remember(first)
+        let handle = try FileHandle(forWritingTo: memory.url)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(count: 4096))
+        try handle.close()
+        let glued = Self.ids(1, from: 50)
+        try memory.remember(glued)
+        let after = Self.ids(2, from: 80)
+        try memory.remember(after)
+        #expect(memory.load() == Set(first + after))
+        #expect(memory.remembered(among: first + glued + after) == Set(first + after))
+    }
 }
