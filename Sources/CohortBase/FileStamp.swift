@@ -17,6 +17,11 @@ public struct FileStamp: Equatable, Sendable, CustomStringConvertible {
         modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
     }
 
+    /// Whether `other` is the same file (device and inode), whatever was written to it since.
+    public func isSameFile(as other: FileStamp?) -> Bool {
+        other.map { $0.device == device && $0.inode == inode } ?? false
+    }
+
     /// `device inode size modified-ns`, to keep in a stamp file.
     public var description: String { "\(device) \(inode) \(size) \(modified)" }
 }

@@ -47,15 +47,16 @@ extension Repository {
                   "cannot open a git repository at \(objects.gitDirectory)")
         guard let pointer else { throw CohortError(.git, "cannot open \(objects.gitDirectory): libgit2 returned nothing") }
         let repository = Repository(pointer, origin: .hook(objects))
-        guard let opened = fileIdentity(String(cString: git_repository_path(pointer))), opened == fileIdentity(objects.gitDirectory) else {
+        guard stamp(String(cString: git_repository_path(pointer)))?.isSameFile(as: stamp(objects.gitDirectory)) == true else {
             throw CohortError(.git, "libgit2 opened another folder than \(objects.gitDirectory)", hint: "the hook reads this repository itself")
         }
-        let own = fileIdentity(String(cString: git_repository_commondir(pointer)) + "/objects")
+        let own = stamp(String(cString: git_repository_commondir(pointer)) + "/objects")
         let named = [objects.objectDirectory].compactMap { $0 } + objects.alternates
-        if objects.objectDirectory != nil, !named.contains(where: { fileIdentity($0) == own }) {
+        func isOwn(_ folder: String) -> Bool { own?.isSameFile(as: stamp(folder)) == true }
+        if objects.objectDirectory != nil, !named.contains(where: isOwn) {
             throw CohortError(.git, "the quarantine's alternates leave out the repository's own objects", hint: "the hook reads this repository itself")
         }
-        let extra = named.filter { fileIdentity($0) != own }
+        let extra = named.filter { !isOwn($0) }
         guard !extra.isEmpty else { return repository }
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, pointer), "cannot open the object database")
@@ -66,10 +67,7 @@ extension Repository {
         return repository
     }
 
-    /// A folder's device and inode, nil when it cannot be read.
-    private static func fileIdentity(_ path: String) -> [UInt64]? {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        return [UInt64(status.st_dev), UInt64(status.st_ino)]
+    private static func stamp(_ path: String) -> FileStamp? {
+        FileStamp(URL(fileURLWithPath: path))
     }
 }

@@ -43,9 +43,10 @@ enum HookWire {
                 throw CohortError(.tooLarge, "a request field of \(length) bytes (at most \(limit))", hint: "send requests as cohort-hook-client does")
             }
             fields.append(length == 0 ? Data() : try read(length))
-        }
-        guard String(decoding: fields[0], as: UTF8.self) == requestMagic else {
-            throw CohortError(.malformed, "not a cohort-hook request", hint: "send requests as cohort-hook-client does")
+            // Another protocol is dropped before any more of it is read.
+            guard fields.count > 1 || fields[0] == Data(requestMagic.utf8) else {
+                throw CohortError(.malformed, "not a cohort-hook request", hint: "send requests as cohort-hook-client does")
+            }
         }
         return fields
     }

@@ -16,9 +16,12 @@ import Synchronization
 public final class ResidentVerifier: Sendable {
     public let socket: URL
     private let listener: Int32
-    /// The socket file's device and inode: removed at the stop only if it is still this one.
-    private let identity: (device: UInt64, inode: UInt64)?
+    /// The socket file as made: removed at the stop only if it is still this one.
+    private let identity: FileStamp?
     private let slots: DispatchSemaphore
+    /// This process's HOME and XDG_CONFIG_HOME ("" when unset): where libgit2 finds the user's git
+    /// configuration, the push limits among it. A hook whose own differ verifies its push itself.
+    private let configurationHome: [String]
     private let stopped = Atomic<Bool>(false)
     /// Pushes verified (accepted or refused) since the start.
     public let answered = Atomic<Int>(0)
@@ -65,28 +68,28 @@ public final class ResidentVerifier: Sendable {
         self.socket = socket
         listener = fd
         GitRuntime.keepPackMaps(Self.keptPackMaps)
-        identity = Self.identity(of: path)
+        identity = FileStamp(socket)
         slots = DispatchSemaphore(value: max(1, concurrentPushes))
+        let environment = ProcessInfo.processInfo.environment
+        configurationHome = [environment["HOME"] ?? "", environment["XDG_CONFIG_HOME"] ?? ""]
     }
 
     /// Accepts and answers requests until `stop()`.
     public func run() {
         while !stopped.load(ordering: .acquiring) {
             let connection = accept(listener, nil, nil)
-            if connection >= 0 {
-                _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-                #if !os(Linux)
-                var one: Int32 = 1
-                setsockopt(connection, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
-                #endif
-            }
-            if connection < 0 {
+            guard connection >= 0 else {
                 if errno == EINTR || errno == ECONNABORTED { continue }
                 if stopped.load(ordering: .acquiring) { break }
                 // Out of descriptors, say: wait a little rather than spin; the clients meanwhile verify themselves.
                 usleep(10_000)
                 continue
             }
+            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+            #if !os(Linux)
+            var one: Int32 = 1
+            setsockopt(connection, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+            #endif
             guard Self.peerUser(connection) == geteuid() else {
                 close(connection)
                 continue
@@ -116,7 +119,7 @@ public final class ResidentVerifier: Sendable {
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         // The file first: once `run` wakes, the process may end before this thread goes on.
-        if let identity, let now = Self.identity(of: socket.path), now == identity { unlink(socket.path) }
+        if identity?.isSameFile(as: FileStamp(socket)) == true { unlink(socket.path) }
         // Wakes `run` from `accept`; it closes the socket.
         shutdown(listener, Int32(SHUT_RDWR))
     }
@@ -130,10 +133,7 @@ public final class ResidentVerifier: Sendable {
         }
         // Paths and words exactly as sent: one that is not UTF-8 is left to the hook.
         let words = fields.dropLast().compactMap { String(bytes: $0, encoding: .utf8) }
-        let environment = ProcessInfo.processInfo.environment
-        guard words.count == fields.count - 1, words[1] == CohortVersion.text,
-              // The user's git configuration (the push limits among it) must be the one the hook reads.
-              words[6] == environment["HOME"] ?? "", words[7] == environment["XDG_CONFIG_HOME"] ?? "",
+        guard words.count == fields.count - 1, words[1] == CohortVersion.text, Array(words[6...7]) == configurationHome,
               let objects = try? HookObjects(workingDirectory: words[2], gitDirectory: words[3],
                                              objectDirectory: words[4].isEmpty ? nil : words[4], alternates: words[5])
         else {
@@ -186,12 +186,6 @@ public final class ResidentVerifier: Sendable {
             }
         }
         return data
-    }
-
-    private static func identity(of path: String) -> (device: UInt64, inode: UInt64)? {
-        var status = stat()
-        guard lstat(path, &status) == 0 else { return nil }
-        return (UInt64(status.st_dev), UInt64(status.st_ino))
     }
 
     /// The user of the process at the other end of `connection`.
@@ -252,19 +246,3 @@ private let noSignal = Int32(MSG_NOSIGNAL)
 #else
 private let noSignal: Int32 = 0
 #endif
-
-extension ResidentVerifier {
-    /// `run()` until the process gets SIGTERM or SIGINT, then `stop()`: the socket is removed and the
-    /// pushes under way finish.
-    public func runUntilSignalled() {
-        let signals = [SIGTERM, SIGINT].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [self] in stop() }
-            source.resume()
-            return source
-        }
-        run()
-        signals.forEach { $0.cancel() }
-    }
-}

@@ -7,8 +7,7 @@ import Foundation
 // starts in about half the time of `cohort`, a cost every push pays; `cohort hook pre-receive` runs
 // the same code. `--expect-version V` (the installer's version) refuses every push when this program
 // is another version: one left behind by an earlier install must not check by older rules.
-// Inside a push, git shows the pusher each line as `remote: cohort: …`. `cohort-hook serve --socket
-// PATH` is `cohort hook serve` (the resident verifier) with its defaults.
+// Inside a push, git shows the pusher each line as `remote: cohort: …`.
 func fail(_ error: CohortError, status: Int32) -> Never {
     FileHandle.standardError.write(Data("\(status == 64 ? "" : "cohort: ")error: \(error)\n".utf8))
     exit(status)
@@ -28,16 +27,8 @@ case let words where words.count == 3 && words[0] == "pre-receive" && words[1] =
     // process ends without running the exit handlers of the libraries it links (OpenSSL's,
     // libstdc++'s), work every push would otherwise wait for.
     _exit(PreReceiveHook.main())
-case let words where words.count == 3 && words[0] == "serve" && words[1] == "--socket":
-    // `cohort hook serve --socket PATH` in the program that links only the gate.
-    do {
-        let verifier = try ResidentVerifier(socket: URL(fileURLWithPath: words[2]))
-        verifier.runUntilSignalled()
-    } catch {
-        fail(CohortError(error, otherwise: .io), status: 1)
-    }
 default:
-    fail(CohortError(.usage, "cohort-hook takes `pre-receive --expect-version VERSION`, `serve --socket PATH` or `--version`",
+    fail(CohortError(.usage, "cohort-hook takes `pre-receive --expect-version VERSION` or `--version`",
                      hint: "git's pre-receive hook runs it; install the hooks with `cohort hook install`"),
          status: 64)
 }

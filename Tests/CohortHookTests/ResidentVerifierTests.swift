@@ -14,9 +14,9 @@ final class RunningVerifier {
     private let ended = DispatchSemaphore(value: 0)
     private let stopped = Mutex(false)
 
-    init(socket: URL = RunningVerifier.freshSocket()) throws {
+    init(socket: URL = RunningVerifier.freshSocket(), concurrentPushes: Int = 4) throws {
         self.socket = socket
-        verifier = try ResidentVerifier(socket: socket)
+        verifier = try ResidentVerifier(socket: socket, concurrentPushes: concurrentPushes)
         let thread = Thread { [verifier, ended] in
             verifier.run()
             ended.signal()
@@ -248,6 +248,50 @@ final class FakeVerifier {
         #expect(asked.status == 1 && itself.status == 1)
         #expect(asked.stderr == itself.stderr)
         #expect(asked.stderr.contains("cohort: rejected \(bad.hex) (refs/heads/main): E_BAD_SIGNATURE: commit is not signed"), "\(asked.stderr)")
+    }
+
+    /// A verifier busy with as many pushes as it takes answers `elsewhere`: the next push is verified
+    /// by its hook, with the same verdict.
+    @Test func aBusyVerifierLeavesThePushToTheHook() throws {
+        let server = try HookServer(transport: .local)
+        let resident = try RunningVerifier(concurrentPushes: 1)
+        defer { resident.stop() }
+        try server.useResident(resident.socket)
+        // A client that connects and says nothing holds the only place for up to 10 s.
+        let silent = Process()
+        silent.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        silent.arguments = ["python3", "-c", "import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print('in', flush=True); time.sleep(8)",
+                            resident.socket.path]
+        let said = Pipe()
+        silent.standardOutput = said
+        try silent.run()
+        defer { kill(silent.processIdentifier, SIGKILL); silent.waitUntilExit() }
+        #expect(String(decoding: said.fileHandleForReading.readData(ofLength: 3), as: UTF8.self) == "in\n")
+        usleep(200_000)
+        let owner = server.scenario.owner
+        _ = try owner.comment(on: "shortbread.md", text: "more butter")
+        try server.expectAccepted(owner)
+        let bad = try unsignedCommit(in: server)
+        #expect(try server.expectRefused(owner, "E_BAD_SIGNATURE", at: bad).count == 1)
+        #expect(resident.answered == 0)
+    }
+
+    /// `--resident` needs the client beside the cohort that installs: without it nothing is written.
+    @Test func installingForAResidentVerifierNeedsTheClient() throws {
+        let server = try HookServer(transport: .local, pushOwner: false)
+        let script = server.bare.appendingPathComponent("hooks/pre-receive")
+        let before = try Data(contentsOf: script)
+        let alone = server.scenario.temp.path("cohort-alone")
+        try FileManager.default.createDirectory(at: alone, withIntermediateDirectories: true)
+        let binary = alone.appendingPathComponent("cohort")
+        try FileManager.default.createSymbolicLink(at: binary, withDestinationURL: cohortBinary)
+        do {
+            _ = try HookInstaller.install(into: server.bare, binary: binary, chain: false, resident: RunningVerifier.freshSocket())
+            Issue.record("installed without cohort-hook-client")
+        } catch let error as CohortError {
+            #expect(error.description == "E_NOT_FOUND: \(alone.path)/cohort-hook-client is not there (build it with `make release`, which puts it beside cohort)")
+        }
+        #expect(try Data(contentsOf: script) == before)
     }
 
     /// Requests that are not a client's are dropped, and the verifier goes on answering.

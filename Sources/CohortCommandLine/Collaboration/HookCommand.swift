@@ -75,7 +75,9 @@ struct HookServe: CohortCommand {
     func execute() throws {
         let verifier = try ResidentVerifier(socket: URL(fileURLWithPath: socket), concurrentPushes: concurrentPushes)
         Terminal.print("verifying pushes for the hooks installed with --resident \(verifier.socket.path) (SIGTERM or Ctrl-C stops)")
-        verifier.runUntilSignalled()
+        let signals = StopSignal { verifier.stop() }
+        verifier.run()
+        withExtendedLifetime(signals) {}
         let count = verifier.answered.load(ordering: .relaxed)
         Terminal.print("stopped; \(count) \(count == 1 ? "push" : "pushes") verified")
     }

@@ -83,25 +83,6 @@ struct WatchCommand: AsyncCohortCommand {
     }
 }
 
-/// SIGINT and SIGTERM, turned into a flag the loop checks between syncs (the sources only keep the
-/// handlers alive; the flag is behind a lock).
-final class StopSignal: @unchecked Sendable {
-    private let flag = Mutex(false)
-    private var sources: [any DispatchSourceSignal] = []
-
-    init() {
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { [weak self] in self?.flag.withLock { $0 = true } }
-            source.resume()
-            sources.append(source)
-        }
-    }
-
-    var requested: Bool { flag.withLock { $0 } }
-}
-
 /// Names, sizes and modification times of the workspace's files (outside .git): cheap to take every
 /// second, and different whenever a file is written, added or removed.
 struct FolderSnapshot: Equatable {
