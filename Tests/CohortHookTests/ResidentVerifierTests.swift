@@ -250,6 +250,43 @@ final class FakeVerifier {
         #expect(asked.stderr.contains("cohort: rejected \(bad.hex) (refs/heads/main): E_BAD_SIGNATURE: commit is not signed"), "\(asked.stderr)")
     }
 
+    /// The default branch moves only forward, through the resident verifier as through the hook: a
+    /// sync's merge whose first parent is Cy's offline commit, reaching the server's tip only through
+    /// its second parent (past the first parents `isAncestor` reads itself), is taken; a rewind forced
+    /// by the owner is refused with the hook's line, and nothing of Cy's is lost.
+    @Test func theDefaultBranchMovesOnlyForwardThroughTheResidentVerifier() throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let resident = try RunningVerifier()
+        defer { resident.stop() }
+        try server.useResident(resident.socket)
+        let cy = try server.clone("cy", for: scenario.cy)
+        let owner = scenario.owner
+        try scenario.write("more\n", to: "shortbread.md", in: owner)
+        _ = try #require(try owner.commitChanges(message: "More"))
+        try server.expectAccepted(owner)
+        let offline = Data("cy offline \u{1F370}\n".utf8)
+        try offline.write(to: cy.directory.appendingPathComponent("cy.md"))
+        let synced = try run(cohortBinary.path, ["sync"], in: cy.directory, environment: ["COHORT_HOME": scenario.cy.home.directory.path])
+        #expect(synced.status == 0, "\(synced.stderr)")
+        let ownersTip = try owner.head().commit
+        let merge = try cy.repository.commit(cy.head().commit)
+        #expect(merge.parents.count == 2 && merge.parents[1] == ownersTip, "\(merge.parents)")
+        #expect(try server.tip() == cy.head().commit.hex)
+        #expect(try Data(contentsOf: cy.directory.appendingPathComponent("cy.md")) == offline)
+        #expect(resident.answered == 2)
+
+        let before = try server.tip()
+        #expect(try run("git", ["pull", "-q", "--ff-only", server.remote, "main"], in: owner.directory).status == 0)
+        let previous = try owner.repository.commit(owner.head().commit).parents[0]
+        try owner.repository.updateReference("refs/heads/main", to: previous, expected: owner.head().commit, message: "rewind")
+        let refused = try server.expectRefused(owner, "E_NOT_PERMITTED", at: previous, force: true)
+        #expect(resident.answered == 3)
+        try server.use(.cohortHook)
+        #expect(try server.expectRefused(owner, "E_NOT_PERMITTED", at: previous, force: true) == refused)
+        #expect(try server.tip() == before)
+    }
+
     /// A verifier busy with as many pushes as it takes answers `elsewhere`: the next push is verified
     /// by its hook, with the same verdict.
     @Test func aBusyVerifierLeavesThePushToTheHook() throws {
