@@ -12,6 +12,7 @@
 #include <git2/sys/odb_backend.h>
 #include "CGit2Shim.h"
 #include "PackEntry.h"
+#include "PackIndexer.h"
 
 // A copy of the pack a fetch writes, read by another thread while libgit2 still indexes it. libgit2
 // takes a clone's whole pack in a fifth of its fetch and spends the rest resolving deltas on one core;
@@ -46,6 +47,8 @@ struct cohort_pack_tee {
     size_t length;             // under `lock`: bytes copied so far
     int claimed;               // under `lock`: a fetch's pack is being copied (only the first is)
     int ended;                 // under `lock`: no more bytes will come
+    int indexing;              // under `lock`: Cohort's indexer reads the room (it stays until that ends)
+    int forgotten;             // under `lock`: let go while indexing; unmapped when the indexing ends
     atomic_int stopped;        // the reader is told to stop
     // The reader's own state, used by one thread.
     size_t position;
@@ -94,10 +97,15 @@ static void tee_let_go(cohort_pack_tee *tee) {
     free(tee->handed);
     tee->handed = NULL;
     pthread_mutex_lock(&tee->lock);
-    if (tee->room) munmap(tee->room, TEE_ROOM);
-    tee->room = NULL;
-    tee->length = tee->visible = 0;
-    tee->ended = 1;
+    if (tee->indexing) {
+        tee->forgotten = 1;
+    } else {
+        if (tee->room) munmap(tee->room, TEE_ROOM);
+        tee->room = NULL;
+        tee->length = 0;
+        tee->ended = 1;
+    }
+    tee->visible = 0;
     pthread_mutex_unlock(&tee->lock);
 }
 
@@ -126,10 +134,14 @@ void cohort_pack_tee_end(cohort_pack_tee *tee) {
 
 void cohort_pack_tee_stop(cohort_pack_tee *tee) {
     atomic_store(&tee->stopped, 1);
-    cohort_pack_tee_end(tee);
+    pthread_mutex_lock(&tee->lock);
+    pthread_cond_broadcast(&tee->more);
+    pthread_mutex_unlock(&tee->lock);
 }
 
-void cohort_pack_tee_append(cohort_pack_tee *tee, const void *data, size_t size) {
+// Copies bytes in: 1, or 0 when they do not fit the room (the copy then ends where it was).
+static int tee_copy(cohort_pack_tee *tee, const void *data, size_t size) {
+    int copied = 0;
     pthread_mutex_lock(&tee->lock);
     if (!tee->ended && tee->room) {
         if (size > TEE_ROOM - tee->length) {
@@ -137,29 +149,91 @@ void cohort_pack_tee_append(cohort_pack_tee *tee, const void *data, size_t size)
         } else {
             memcpy(tee->room + tee->length, data, size);
             tee->length += size;
+            copied = 1;
         }
         pthread_cond_broadcast(&tee->more);
     }
     pthread_mutex_unlock(&tee->lock);
+    return copied;
+}
+
+void cohort_pack_tee_append(cohort_pack_tee *tee, const void *data, size_t size) {
+    tee_copy(tee, data, size);
 }
 
 // --- The copy, taken where libgit2 writes a fetched pack: a backend whose only part is `writepack`,
 // --- which wraps the writer of the backend libgit2 would have used.
 
+// The first pack (a clone's) is indexed by Cohort's indexer (PackIndexer.c), from the copy; libgit2's
+// own writer is made only if that indexer declines the pack (then fed every byte so far), or for a
+// pack past the copy's room, or for any later pack.
 typedef struct {
     git_odb_writepack parent;
-    git_odb_writepack *inner;
+    git_odb_writepack *inner;  // libgit2's writer, once made
     cohort_pack_tee *tee;      // NULL: this pack is not copied
+    cohort_pack_indexer *indexer;   // NULL: libgit2's writer takes the bytes
+    git_odb_backend *writer;
+    git_odb *odb;
+    git_indexer_progress_cb progress;
+    void *payload;
+    const char *pack_folder;
 } tee_writepack;
 
 typedef struct {
     git_odb_backend parent;
     git_odb_backend *writer;   // the backend libgit2 would have asked: the first that writes packs
     cohort_pack_tee *tee;
+    char *pack_folder;         // where the repository's packs are
 } tee_backend;
+
+// Ends Cohort's indexing of the room: the room may go once the copy is forgotten.
+static void tee_stop_indexing(tee_writepack *tee) {
+    if (!tee->indexer) return;
+    cohort_pack_indexer_free(tee->indexer);
+    tee->indexer = NULL;
+    pthread_mutex_lock(&tee->tee->lock);
+    tee->tee->indexing = 0;
+    if (tee->tee->forgotten && tee->tee->room) {
+        munmap(tee->tee->room, TEE_ROOM);
+        tee->tee->room = NULL;
+        tee->tee->length = 0;
+        tee->tee->ended = 1;
+    }
+    pthread_mutex_unlock(&tee->tee->lock);
+}
+
+// Gives the pack to libgit2's writer: every byte the copy holds so far, as if it had come only now.
+static int tee_hand_over(tee_writepack *tee, git_indexer_progress *stats) {
+    int error = tee->writer->writepack(&tee->inner, tee->writer, tee->odb, tee->progress, tee->payload);
+    if (error < 0) {
+        tee_stop_indexing(tee);
+        return error;
+    }
+    stats->total_objects = stats->received_objects = stats->indexed_objects = stats->local_objects = 0;
+    stats->total_deltas = stats->indexed_deltas = 0;
+    pthread_mutex_lock(&tee->tee->lock);
+    size_t length = tee->tee->length;
+    pthread_mutex_unlock(&tee->tee->lock);
+    for (size_t at = 0; at < length && error >= 0; at += (size_t)1 << 20) {
+        size_t step = length - at < ((size_t)1 << 20) ? length - at : (size_t)1 << 20;
+        error = tee->inner->append(tee->inner, tee->tee->room + at, step, stats);
+    }
+    tee_stop_indexing(tee);
+    return error;
+}
 
 static int tee_append(git_odb_writepack *writepack, const void *data, size_t size, git_indexer_progress *stats) {
     tee_writepack *tee = (tee_writepack *)writepack;
+    if (tee->indexer) {
+        if (tee_copy(tee->tee, data, size)) {
+            int read = cohort_pack_indexer_advance(tee->indexer, tee->tee->room, tee->tee->length, stats);
+            if (read != 1) return read;
+            return tee_hand_over(tee, stats);
+        }
+        int error = tee_hand_over(tee, stats);   // past the room
+        if (error < 0) return error;
+        return tee->inner->append(tee->inner, data, size, stats);
+    }
     if (tee->tee) cohort_pack_tee_append(tee->tee, data, size);
     return tee->inner->append(tee->inner, data, size, stats);
 }
@@ -167,13 +241,23 @@ static int tee_append(git_odb_writepack *writepack, const void *data, size_t siz
 static int tee_commit(git_odb_writepack *writepack, git_indexer_progress *stats) {
     tee_writepack *tee = (tee_writepack *)writepack;
     if (tee->tee) cohort_pack_tee_end(tee->tee);
+    if (tee->indexer) {
+        int written = cohort_pack_indexer_finish(tee->indexer, tee->tee->room, tee->tee->length, tee->pack_folder, stats);
+        if (written != 1) {
+            tee_stop_indexing(tee);
+            return written;
+        }
+        int error = tee_hand_over(tee, stats);
+        if (error < 0) return error;
+    }
     return tee->inner->commit(tee->inner, stats);
 }
 
 static void tee_free(git_odb_writepack *writepack) {
     tee_writepack *tee = (tee_writepack *)writepack;
-    tee->inner->free(tee->inner);
+    if (tee->inner) tee->inner->free(tee->inner);
     if (tee->tee) {
+        tee_stop_indexing(tee);
         cohort_pack_tee_end(tee->tee);
         cohort_pack_tee_release(tee->tee);
     }
@@ -183,13 +267,8 @@ static void tee_free(git_odb_writepack *writepack) {
 static int tee_backend_writepack(git_odb_writepack **out, git_odb_backend *backend, git_odb *odb,
                                  git_indexer_progress_cb progress, void *payload) {
     tee_backend *self = (tee_backend *)backend;
-    // git_odb_write_pack holds the object database's lock here: its list of backends is not read now.
-    git_odb_writepack *inner = NULL;
-    int error = self->writer->writepack(&inner, self->writer, odb, progress, payload);
-    if (error < 0) return error;
     tee_writepack *tee = calloc(1, sizeof(tee_writepack));
     if (!tee) {
-        inner->free(inner);
         git_error_set_oom();
         return -1;
     }
@@ -197,14 +276,27 @@ static int tee_backend_writepack(git_odb_writepack **out, git_odb_backend *backe
     tee->parent.append = tee_append;
     tee->parent.commit = tee_commit;
     tee->parent.free = tee_free;
-    tee->inner = inner;
+    tee->writer = self->writer;
+    tee->odb = odb;
+    tee->progress = progress;
+    tee->payload = payload;
+    tee->pack_folder = self->pack_folder;
+    // git_odb_write_pack holds the object database's lock here: its list of backends is not read now.
     pthread_mutex_lock(&self->tee->lock);
-    if (!self->tee->claimed && !self->tee->ended) {
+    if (!self->tee->claimed && !self->tee->ended && self->tee->room) {
         self->tee->claimed = 1;
         tee->tee = self->tee;
         atomic_fetch_add(&self->tee->references, 1);
+        if (self->pack_folder && (tee->indexer = cohort_pack_indexer_new(progress, payload))) self->tee->indexing = 1;
     }
     pthread_mutex_unlock(&self->tee->lock);
+    if (!tee->indexer) {
+        int error = self->writer->writepack(&tee->inner, self->writer, odb, progress, payload);
+        if (error < 0) {
+            tee_free(&tee->parent);
+            return error;
+        }
+    }
     *out = &tee->parent;
     return 0;
 }
@@ -212,6 +304,7 @@ static int tee_backend_writepack(git_odb_writepack **out, git_odb_backend *backe
 static void tee_backend_free(git_odb_backend *backend) {
     tee_backend *self = (tee_backend *)backend;
     cohort_pack_tee_release(self->tee);
+    free(self->pack_folder);
     free(self);
 }
 
@@ -235,6 +328,13 @@ int cohort_git_tee_fetched_pack(git_repository *repository, cohort_pack_tee *tee
         git_error_set_oom();
         return -1;
     }
+    // Where libgit2's writer would put the pack; without it, libgit2's writer indexes it.
+    git_buf objects = GIT_BUF_INIT;
+    if (git_repository_item_path(&objects, repository, GIT_REPOSITORY_ITEM_OBJECTS) == 0 && objects.size > 0 &&
+        asprintf(&backend->pack_folder, "%s%spack", objects.ptr, objects.ptr[objects.size - 1] == '/' ? "" : "/") < 0) {
+        backend->pack_folder = NULL;
+    }
+    git_buf_dispose(&objects);
     result = git_odb_init_backend(&backend->parent, GIT_ODB_BACKEND_VERSION);
     if (result == 0) {
         backend->parent.writepack = tee_backend_writepack;
@@ -259,7 +359,7 @@ int cohort_git_tee_fetched_pack(git_repository *repository, cohort_pack_tee *tee
 static size_t tee_wait(cohort_pack_tee *tee, size_t at, size_t need) {
     if (tee->visible >= at + need) return tee->visible - at;
     pthread_mutex_lock(&tee->lock);
-    while (tee->length < at + need && !tee->ended) pthread_cond_wait(&tee->more, &tee->lock);
+    while (tee->length < at + need && !tee->ended && !atomic_load(&tee->stopped)) pthread_cond_wait(&tee->more, &tee->lock);
     tee->visible = tee->length;
     pthread_mutex_unlock(&tee->lock);
     if (atomic_load(&tee->stopped)) return 0;

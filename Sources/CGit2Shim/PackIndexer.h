@@ -1,0 +1,30 @@
+#ifndef COHORT_PACK_INDEXER_H
+#define COHORT_PACK_INDEXER_H
+
+#include <stddef.h>
+#include <git2.h>
+
+// Cohort's own indexer of a clone's pack (PackIndexer.c), driven by the copy's writer (PackTee.c);
+// not for Swift. It reads the pack where the copy keeps it.
+
+typedef struct cohort_pack_indexer cohort_pack_indexer;
+
+/// A new indexer for one pack; NULL when memory is refused.
+cohort_pack_indexer *cohort_pack_indexer_new(git_indexer_progress_cb progress, void *payload);
+
+void cohort_pack_indexer_free(cohort_pack_indexer *indexer);
+
+/// Reads the entries of `pack[0..length)` not read yet (an entry cut off by the end of what arrived
+/// is read on a later call). 0 going on; 1 when the indexer declines the pack (anything it does not
+/// read as git writes it, or past its bounds: libgit2's indexer then takes all of it); a negative
+/// libgit2 code when the progress callback stopped the transfer.
+int cohort_pack_indexer_advance(cohort_pack_indexer *indexer, const unsigned char *pack, size_t length,
+                                git_indexer_progress *stats);
+
+/// Once the whole pack has arrived: resolves its deltas, names every object, and writes the pack and
+/// its index into `pack_folder` as libgit2's indexer would. 0 written; 1 declined (nothing written);
+/// a negative libgit2 code when the progress callback stopped it.
+int cohort_pack_indexer_finish(cohort_pack_indexer *indexer, const unsigned char *pack, size_t length,
+                               const char *pack_folder, git_indexer_progress *stats);
+
+#endif
