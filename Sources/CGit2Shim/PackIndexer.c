@@ -74,7 +74,10 @@ cohort_pack_indexer *cohort_pack_indexer_new(git_indexer_progress_cb progress, v
 }
 
 static void free_kept(cohort_pack_indexer *indexer) {
-    for (size_t i = 0; i < indexer->entry_count; i++) free(indexer->entries[i].kept);
+    for (size_t i = 0; i < indexer->entry_count; i++) {
+        free(indexer->entries[i].kept);
+        indexer->entries[i].kept = NULL;
+    }
     indexer->kept_bytes = 0;
 }
 
@@ -582,4 +585,19 @@ int cohort_pack_indexer_finish(cohort_pack_indexer *indexer, const unsigned char
     if (!written) return decline(indexer);
     int stop = report(indexer, stats);
     return stop ? (stop < 0 ? stop : GIT_EUSER) : 0;
+}
+
+int cohort_pack_index(const unsigned char *pack, size_t length, size_t piece, const char *pack_folder) {
+    cohort_pack_indexer *indexer = cohort_pack_indexer_new(NULL, NULL);
+    if (!indexer) return 1;
+    git_indexer_progress stats = {0};
+    int result = 0;
+    size_t arrived = 0;
+    do {
+        arrived = piece && length - arrived > piece ? arrived + piece : length;
+        result = cohort_pack_indexer_advance(indexer, pack, arrived, &stats);
+    } while (result == 0 && arrived < length);
+    if (result == 0) result = cohort_pack_indexer_finish(indexer, pack, length, pack_folder, &stats);
+    cohort_pack_indexer_free(indexer);
+    return result;
 }

@@ -19,7 +19,8 @@ enum FuzzTarget: String, CaseIterable {
     case json
     /// A key's table of multiples (`CP256`) against swift-crypto: key number, r ‖ s, then the message.
     case p256
-    /// Cohort's pack reader against libgit2's, on a genuine pack damaged as the input says (`PackFuzz`).
+    /// Cohort's pack reader and its indexer of a clone's pack against libgit2's, on a genuine pack damaged as
+    /// the input says (`PackFuzz`).
     case pack
     /// A request to the resident verifier (`HookWire`), its folders (`HookObjects`) and git's ref updates in it.
     case hookRequest = "hook-request"

@@ -4,7 +4,8 @@ import Foundation
 /// The `pack` target: a genuine pack of deltas, made once per process by git, damaged as the input
 /// says (five bytes per damage: a little-endian place in the pack and a byte to xor there; at most
 /// eight), then every object's header and content read through Cohort's pack reader and through
-/// libgit2's alone. The two must agree, error for error, and on the header of every object that reads. The index is left whole: libgit2 1.5.1 itself
+/// libgit2's alone. The two must agree, error for error, and on the header of every object that reads;
+/// and the pack is indexed by Cohort's indexer of a clone's pack and by libgit2's (`indexBoth`). The index is left whole: libgit2 1.5.1 itself
 /// reads out of bounds on some damaged indexes (`OwnPacksTests` damages the index at places it
 /// survives).
 enum PackFuzz {
@@ -29,6 +30,7 @@ enum PackFuzz {
             pack[Int(place) % pack.count] ^= bytes[start + 4]
         }
         readThroughACopy(pack, whole: pack == sample.packBytes)
+        indexBoth(pack, whole: pack == sample.packBytes, in: sample.folder)
         guard (try? pack.write(to: sample.pack, options: .atomic)) != nil,
               let plain = try? Repository.reopen(.path(sample.folder)),
               let own = try? Repository.reopen(.path(sample.folder), ownPacks: true)
@@ -61,6 +63,31 @@ enum PackFuzz {
         while tee.next({ _, _ in true }) != nil { handed += 1 }
         tee.forget()
         precondition(!whole || handed == commitsAndBlobs, "the copy handed on \(handed) of \(commitsAndBlobs) commits and blobs")
+    }
+
+    /// The damaged pack through Cohort's indexer of a clone's pack, in pieces as a fetch brings them:
+    /// a pack it writes, libgit2's indexer writes too, to the same index byte for byte; one it
+    /// declines leaves nothing behind. The whole pack it writes.
+    static func indexBoth(_ pack: Data, whole: Bool, in folder: URL) {
+        let ours = folder.appendingPathComponent("indexed-ours"), theirs = folder.appendingPathComponent("indexed-libgit2")
+        for place in [ours, theirs] {
+            try? FileManager.default.removeItem(at: place)
+            guard (try? FileManager.default.createDirectory(at: place, withIntermediateDirectories: true)) != nil else { fail("E_IO: cannot make \(place.path)") }
+        }
+        let outcome = PackIndexer.index(pack, into: ours, piece: 4093)
+        let written = (try? FileManager.default.contentsOfDirectory(atPath: ours.path)) ?? []
+        precondition(!whole || outcome == .written, "the indexer declined the genuine pack")
+        guard outcome == .written else {
+            precondition(written.isEmpty, "the indexer declined the pack and left \(written)")
+            return
+        }
+        guard let name = PackIndexer.indexWithLibgit2(pack, into: theirs) else {
+            preconditionFailure("the indexer took a pack libgit2's indexer refuses")
+        }
+        let index = "pack-\(name).idx"
+        precondition(written.sorted() == [index, "pack-\(name).pack"], "the indexer wrote \(written), libgit2 \(name)")
+        let indexes = (ours: try? Data(contentsOf: ours.appendingPathComponent(index)), theirs: try? Data(contentsOf: theirs.appendingPathComponent(index)))
+        precondition(indexes.ours != nil && indexes.ours == indexes.theirs, "the indexer and libgit2 wrote different indexes")
     }
 
     /// Commits and blobs in the genuine pack: 40 commits, 40 versions of each of two documents, of

@@ -55,8 +55,9 @@ cohort_pack_tee *cohort_pack_tee_new(void);
 /// Lets go of one reference; the last frees the copy and every object the reader kept.
 void cohort_pack_tee_release(cohort_pack_tee *tee);
 
-/// Copies the first pack a fetch into `repository` writes into `tee` as it arrives (libgit2's own
-/// writer still writes and indexes it, unchanged). 0, or a negative libgit2 error code.
+/// Copies the first pack a fetch into `repository` writes into `tee` as it arrives, and indexes it with
+/// Cohort's own indexer (`PackIndexer.c`), or, where that declines it, with libgit2's. 0, or a
+/// negative libgit2 error code.
 int cohort_git_tee_fetched_pack(git_repository *repository, cohort_pack_tee *tee);
 
 /// Reads the copy in pack order, waiting for bytes still to come: 1 with the next commit (`type` 1)
@@ -65,7 +66,7 @@ int cohort_git_tee_fetched_pack(git_repository *repository, cohort_pack_tee *tee
 /// as git writes it, or once stopped. One thread only.
 int cohort_pack_tee_next(cohort_pack_tee *tee, int *type, const unsigned char **data, size_t *size);
 
-/// Makes the reader stop at its next step, and the copy take no more bytes. Any thread.
+/// Makes the reader stop at its next step (the copy still takes the fetch's bytes). Any thread.
 void cohort_pack_tee_stop(cohort_pack_tee *tee);
 
 /// Once the reader has stopped: frees the copy's bytes and every object it kept (the copy itself
@@ -73,11 +74,16 @@ void cohort_pack_tee_stop(cohort_pack_tee *tee);
 void cohort_pack_tee_forget(cohort_pack_tee *tee);
 
 /// Copies `size` more bytes of a pack in, as a fetch's writer does (for packs that come otherwise:
-/// tests, fuzzing); nothing once ended or stopped, or past the copy's room (which ends it).
+/// tests, fuzzing); nothing once ended, or past the copy's room (which ends it).
 void cohort_pack_tee_append(cohort_pack_tee *tee, const void *data, size_t size);
 
 /// No more bytes will come: the reader reads what it has, then ends.
 void cohort_pack_tee_end(cohort_pack_tee *tee);
+
+/// Indexes a whole pack with Cohort's own indexer of a clone's pack (`PackIndexer.c`), handed to it in
+/// pieces of `piece` bytes (0: at once), writing the pack and its index into `pack_folder` as libgit2
+/// names them. 0 written; 1 declined (nothing written: libgit2's indexer would take the pack).
+int cohort_pack_index(const unsigned char *pack, size_t length, size_t piece, const char *pack_folder);
 
 /// Limits how many pack files libgit2 keeps open at once (0: no limit, its default).
 int cohort_git_set_mwindow_file_limit(size_t files);
