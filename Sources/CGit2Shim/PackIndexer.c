@@ -48,6 +48,8 @@ typedef struct {
 } indexer_entry;
 
 struct cohort_pack_indexer {
+    cohort_pack_named named;
+    void *context;
     git_indexer_progress_cb progress;
     void *payload;
     int begun;
@@ -65,12 +67,17 @@ struct cohort_pack_indexer {
     int zlib_ready;
 };
 
-cohort_pack_indexer *cohort_pack_indexer_new(git_indexer_progress_cb progress, void *payload) {
+cohort_pack_indexer *cohort_pack_indexer_new(cohort_pack_named named, void *context) {
     cohort_pack_indexer *indexer = calloc(1, sizeof(cohort_pack_indexer));
     if (!indexer) return NULL;
+    indexer->named = named;
+    indexer->context = context;
+    return indexer;
+}
+
+void cohort_pack_indexer_report_to(cohort_pack_indexer *indexer, git_indexer_progress_cb progress, void *payload) {
     indexer->progress = progress;
     indexer->payload = payload;
-    return indexer;
 }
 
 static void free_kept(cohort_pack_indexer *indexer) {
@@ -176,6 +183,7 @@ static int end_entry(cohort_pack_indexer *indexer, const unsigned char *pack, gi
         entry->type = entry->kind;
         entry->named = 1;
         stats->indexed_objects++;
+        if (indexer->named) indexer->named(indexer->context, entry->type, entry->id, indexer->out, (size_t)entry->size);
     }
     if (indexer->kept_bytes + entry->size <= KEPT_LIMIT) {
         entry->kept = indexer->out;
@@ -429,6 +437,7 @@ static int resolve_from(cohort_pack_indexer *indexer, const unsigned char *pack,
         }
         delta->type = (int8_t)type;
         delta->named = 1;
+        if (indexer->named) indexer->named(indexer->context, type, delta->id, object, (size_t)target);
         stats->indexed_objects++;
         stats->indexed_deltas++;
         if (stats->indexed_deltas % PROGRESS_EVERY == 0) {
@@ -547,6 +556,7 @@ int cohort_pack_indexer_finish(cohort_pack_indexer *indexer, const unsigned char
     }
     if (result != 0) return result < 0 ? result : decline(indexer);
     free_kept(indexer);
+    if (!pack_folder) return 0;
 
     // Names in order; an object named twice is not one git writes.
     unsigned char *names = malloc(count * 20);
@@ -589,7 +599,10 @@ int cohort_pack_indexer_finish(cohort_pack_indexer *indexer, const unsigned char
 
 int cohort_pack_index(const unsigned char *pack, size_t length, size_t piece, const char *pack_folder) {
     cohort_pack_indexer *indexer = cohort_pack_indexer_new(NULL, NULL);
-    if (!indexer) return 1;
+    if (!indexer || !pack_folder) {
+        cohort_pack_indexer_free(indexer);
+        return 1;
+    }
     git_indexer_progress stats = {0};
     int result = 0;
     size_t arrived = 0;

@@ -9,8 +9,14 @@
 
 typedef struct cohort_pack_indexer cohort_pack_indexer;
 
-/// A new indexer for one pack; NULL when memory is refused.
-cohort_pack_indexer *cohort_pack_indexer_new(git_indexer_progress_cb progress, void *payload);
+/// Hears of each object the indexer names, with its type, name and bytes (valid during the call).
+typedef void (*cohort_pack_named)(void *context, int type, const unsigned char *id, const unsigned char *bytes, size_t size);
+
+/// A new indexer for one pack, telling `named` of each object it names; NULL when memory is refused.
+cohort_pack_indexer *cohort_pack_indexer_new(cohort_pack_named named, void *context);
+
+/// A fetch's progress callback, called as libgit2's indexer calls it.
+void cohort_pack_indexer_report_to(cohort_pack_indexer *indexer, git_indexer_progress_cb progress, void *payload);
 
 void cohort_pack_indexer_free(cohort_pack_indexer *indexer);
 
@@ -22,8 +28,8 @@ int cohort_pack_indexer_advance(cohort_pack_indexer *indexer, const unsigned cha
                                 git_indexer_progress *stats);
 
 /// Once the whole pack has arrived: resolves its deltas, names every object, and writes the pack and
-/// its index into `pack_folder` as libgit2's indexer would. 0 written; 1 declined (nothing written);
-/// a negative libgit2 code when the progress callback stopped it.
+/// its index into `pack_folder` as libgit2's indexer would (NULL: only names them). 0 written; 1
+/// declined (nothing written); a negative libgit2 code when the progress callback stopped it.
 int cohort_pack_indexer_finish(cohort_pack_indexer *indexer, const unsigned char *pack, size_t length,
                                const char *pack_folder, git_indexer_progress *stats);
 

@@ -9,10 +9,11 @@ import CohortWorkspace
 import Foundation
 import Testing
 
-/// A clone checks signatures while libgit2 indexes its pack: a copy of the pack (`PackTee`) is read
-/// on another thread and each commit's signer and notice's opening computed ahead (`EarlyChecks`,
-/// `CheckedAhead`). The reader must hand on every commit and blob exactly as git reads them, stop
-/// cleanly on bytes it does not read, and nothing it computes may change a verdict.
+/// A clone checks signatures while its pack is indexed: the indexer of the pack's copy (`PackTee`)
+/// hands each commit and each blob that may be a notice, with its name, to another thread, where the
+/// commit's signer and the notice's opening are computed ahead (`EarlyChecks`, `CheckedAhead`). It
+/// must hand on each exactly as git reads it under exactly git's name, end cleanly on bytes it does
+/// not take, and nothing computed ahead may change a verdict.
 @Suite(.serialized) struct EarlyChecksTests {
     /// A history of signed commits and notices, repacked by git with deep deltas.
     private func history(commits: Int) throws -> Scenario {
@@ -37,13 +38,16 @@ import Testing
         try Data(contentsOf: packFile(in: folder))
     }
 
-    /// Every commit and blob of the repository, by kind, as libgit2 reads them.
+    /// Every commit, and every blob that starts like a JSON object, of the repository, by kind and
+    /// name, as libgit2 reads them.
     private func commitsAndBlobs(in repository: Repository, folder: URL) throws -> [String] {
         let listed = try run("/usr/bin/git", ["cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)"], in: folder)
         return try listed.stdout.split(separator: "\n").compactMap { line -> String? in
             let parts = line.split(separator: " ")
             guard parts[1] == "commit" || parts[1] == "blob" else { return nil }
-            return "\(parts[1]) " + (try repository.rawObject(ObjectID(hex: String(parts[0])), maxBytes: 1 << 20)).base64EncodedString()
+            let bytes = try repository.rawObject(ObjectID(hex: String(parts[0])), maxBytes: 1 << 20)
+            guard parts[1] == "commit" || bytes.first == UInt8(ascii: "{") else { return nil }
+            return "\(parts[1]) \(parts[0]) " + bytes.base64EncodedString()
         }.sorted()
     }
 
@@ -59,7 +63,7 @@ import Testing
         }
         tee.end()
         var objects: [String] = []
-        while let object = tee.next({ kind, bytes in (kind == .commit ? "commit " : "blob ") + Data(bytes).base64EncodedString() }) {
+        while let object = tee.next({ kind, id, bytes in (kind == .commit ? "commit " : "blob ") + id.hex + " " + Data(bytes).base64EncodedString() }) {
             objects.append(object)
         }
         return objects.sorted()
@@ -80,8 +84,8 @@ import Testing
         }
     }
 
-    /// Bytes the reader does not read as git writes them end its reading there, never anything worse:
-    /// a cut pack, a damaged stream, a header that says more than the pack holds, no pack at all.
+    /// Bytes the indexer does not take as git writes them end the handing on there, never anything
+    /// worse: a cut pack, a damaged stream, a header that says more than the pack holds, no pack at all.
     @Test func bytesItDoesNotReadEndTheReadingCleanly() throws {
         let scenario = try history(commits: 8)
         let pack = try packBytes(in: scenario.owner.directory)
@@ -104,7 +108,7 @@ import Testing
         let tee = try #require(PackTee())
         tee.append(pack.prefix(100))
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { tee.stop() }
-        while tee.next({ _, _ in true }) != nil {}
+        while tee.next({ _, _, _ in true }) != nil {}
         tee.forget()
     }
 

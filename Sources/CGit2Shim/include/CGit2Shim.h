@@ -46,13 +46,14 @@ int cohort_git_add_own_packs(git_repository *repository, const char *objects_dir
 /// unmapped when its last reader goes). For a process that verifies push after push.
 void cohort_pack_maps_keep(int count);
 
-/// A copy of the pack a fetch writes, read by another thread while libgit2 indexes it (`PackTee.c`).
+/// A copy of the pack a clone fetches, indexed by Cohort's own indexer as it arrives, which hands on
+/// the commits and the blobs that may be notices it names to a reader on another thread (`PackTee.c`).
 typedef struct cohort_pack_tee cohort_pack_tee;
 
 /// A new copy, empty, with one reference (the caller's); NULL when memory is refused.
 cohort_pack_tee *cohort_pack_tee_new(void);
 
-/// Lets go of one reference; the last frees the copy and every object the reader kept.
+/// Lets go of one reference; the last frees the copy and every object waiting to be read.
 void cohort_pack_tee_release(cohort_pack_tee *tee);
 
 /// Copies the first pack a fetch into `repository` writes into `tee` as it arrives, and indexes it with
@@ -60,24 +61,27 @@ void cohort_pack_tee_release(cohort_pack_tee *tee);
 /// negative libgit2 error code.
 int cohort_git_tee_fetched_pack(git_repository *repository, cohort_pack_tee *tee);
 
-/// Reads the copy in pack order, waiting for bytes still to come: 1 with the next commit (`type` 1)
-/// or blob (3) whole, deltas (by offset, or by id on a base it kept) applied, `data` valid until the copy is released or, for an
-/// object too large to keep, until the next call; 0 at the pack's end, at anything it does not read
-/// as git writes it, or once stopped. One thread only.
-int cohort_pack_tee_next(cohort_pack_tee *tee, int *type, const unsigned char **data, size_t *size);
+/// The next object the indexer named and handed on, waiting for one: 1 with a commit (`type` 1) or a
+/// blob that starts with `{` (3), whole, its name in `id` and its bytes in `data` (valid until the
+/// next call); 0 once nothing more will be handed on (the pack indexed, or declined), or once stopped.
+/// Objects of at most 1 MiB, 64 MiB waiting at most (past it, objects are not handed on). One thread only.
+int cohort_pack_tee_next(cohort_pack_tee *tee, int *type, unsigned char id[20], const unsigned char **data, size_t *size);
 
-/// Makes the reader stop at its next step (the copy still takes the fetch's bytes). Any thread.
+/// Makes the reader stop at its next step; nothing more is handed on (the copy still takes the
+/// fetch's bytes). Any thread.
 void cohort_pack_tee_stop(cohort_pack_tee *tee);
 
-/// Once the reader has stopped: frees the copy's bytes and every object it kept (the copy itself
-/// stays until its last reference goes). The reader's thread, or after it has ended.
+/// Once the reader has stopped: frees what waits to be read and the copy's bytes (the copy itself
+/// stays until its last reference goes; the bytes until a fetch's indexing ends).
 void cohort_pack_tee_forget(cohort_pack_tee *tee);
 
-/// Copies `size` more bytes of a pack in, as a fetch's writer does (for packs that come otherwise:
-/// tests, fuzzing); nothing once ended, or past the copy's room (which ends it).
+/// Copies `size` more bytes of a pack in and names what arrived, as a fetch's writer does, without
+/// writing anything (for packs that come otherwise: tests, fuzzing). Past the copy's room, or at a
+/// pack the indexer declines, nothing more is handed on.
 void cohort_pack_tee_append(cohort_pack_tee *tee, const void *data, size_t size);
 
-/// No more bytes will come: the reader reads what it has, then ends.
+/// No more bytes will come: for a copy fed by hand, the objects its deltas make are named and handed
+/// on now; then the reader reads what waits, and ends.
 void cohort_pack_tee_end(cohort_pack_tee *tee);
 
 /// Indexes a whole pack with Cohort's own indexer of a clone's pack (`PackIndexer.c`), handed to it in
