@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -28,6 +27,7 @@
 #define ENTRY_LIMIT ((uint32_t)1 << 22)       // entries (about 100 bytes each)
 #define OBJECT_LIMIT ((uint64_t)64 << 20)     // bytes of one object or delta
 #define KEPT_LIMIT ((size_t)256 << 20)        // bytes inflated in the first pass and kept for the second
+#define KEPT_OVERHEAD 16                      // counted for each kept (an empty object takes memory too)
 #define DEPTH_LIMIT 10000                     // deltas on deltas
 #define PATH_LIMIT ((size_t)512 << 20)        // bytes held along one chain of deltas
 #define PROGRESS_EVERY 256
@@ -185,9 +185,9 @@ static int end_entry(cohort_pack_indexer *indexer, const unsigned char *pack, gi
         stats->indexed_objects++;
         if (indexer->named) indexer->named(indexer->context, entry->type, entry->id, indexer->out, (size_t)entry->size);
     }
-    if (indexer->kept_bytes + entry->size <= KEPT_LIMIT) {
+    if (indexer->kept_bytes + entry->size + KEPT_OVERHEAD <= KEPT_LIMIT) {
         entry->kept = indexer->out;
-        indexer->kept_bytes += (size_t)entry->size;
+        indexer->kept_bytes += (size_t)entry->size + KEPT_OVERHEAD;
     } else {
         free(indexer->out);
     }
@@ -280,7 +280,7 @@ static unsigned char *take_kept(cohort_pack_indexer *indexer, size_t index) {
     unsigned char *bytes = entry->kept;
     if (bytes) {
         entry->kept = NULL;
-        indexer->kept_bytes -= (size_t)entry->size;
+        indexer->kept_bytes -= (size_t)entry->size + KEPT_OVERHEAD;
     }
     return bytes;
 }
@@ -291,61 +291,52 @@ static unsigned char *take(cohort_pack_indexer *indexer, size_t index, const uns
     return bytes ? bytes : reinflate(&indexer->entries[index], pack);
 }
 
-// Deltas by id, found by their base's id (which a server chooses: the table's hash is keyed at random).
+// Deltas by id, in the order of their bases' ids (which a server chooses: a sorted list, unlike a
+// table of hashes, cannot be crowded), found by binary search.
 typedef struct {
-    uint32_t *slots;      // the first delta on a base: its index + 1; 0 empty
-    size_t mask;
-    uint64_t salt, multiplier;
+    uint32_t *sorted;     // the deltas by id, by base id
+    size_t count;
+    const unsigned char *pack;
+    const indexer_entry *entries;
 } by_base;
 
-static size_t base_slot(const by_base *table, const unsigned char *id) {
-    uint64_t value;
-    memcpy(&value, id, sizeof(value));
-    return (size_t)(((value ^ table->salt) * table->multiplier) >> 20) & table->mask;
+static int by_base_order(const void *a, const void *b, void *context) {
+    const by_base *table = context;
+    uint32_t left = *(const uint32_t *)a, right = *(const uint32_t *)b;
+    int order = memcmp(table->pack + table->entries[left].base, table->pack + table->entries[right].base, 20);
+    return order ? order : (left > right) - (left < right);
 }
 
-// Files the deltas by id under their bases; 0, or -1 when memory is refused.
+// Files the deltas by id under their bases (each chained to the next on the same base); 0, or -1
+// when memory is refused.
 static int file_by_base(cohort_pack_indexer *indexer, const unsigned char *pack, by_base *table) {
-    size_t count = 0;
-    for (size_t i = 0; i < indexer->entry_count; i++) count += indexer->entries[i].kind == 7;
     memset(table, 0, sizeof(*table));
-    if (count == 0) return 0;
-    size_t slots = 16;
-    while (slots < count * 2) slots *= 2;
-    uint64_t key[2];
-    if (getrandom(key, sizeof(key), 0) != sizeof(key)) return -1;
-    if (!(table->slots = calloc(slots, sizeof(uint32_t)))) return -1;
-    table->mask = slots - 1;
-    table->salt = key[0];
-    table->multiplier = key[1] | 1;
-    for (size_t i = 0; i < indexer->entry_count; i++) {
-        indexer_entry *entry = &indexer->entries[i];
-        if (entry->kind != 7) continue;
-        const unsigned char *id = pack + entry->base;
-        for (size_t slot = base_slot(table, id); ; slot = (slot + 1) & table->mask) {
-            uint32_t first = table->slots[slot];
-            if (!first) {
-                table->slots[slot] = (uint32_t)(i + 1);
-                break;
-            }
-            if (memcmp(pack + indexer->entries[first - 1].base, id, 20) == 0) {
-                entry->next_ref = first;
-                table->slots[slot] = (uint32_t)(i + 1);
-                break;
-            }
+    table->pack = pack;
+    table->entries = indexer->entries;
+    for (size_t i = 0; i < indexer->entry_count; i++) table->count += indexer->entries[i].kind == 7;
+    if (table->count == 0) return 0;
+    if (!(table->sorted = malloc(table->count * sizeof(uint32_t)))) return -1;
+    for (size_t i = 0, at = 0; i < indexer->entry_count; i++) {
+        if (indexer->entries[i].kind == 7) table->sorted[at++] = (uint32_t)i;
+    }
+    qsort_r(table->sorted, table->count, sizeof(uint32_t), by_base_order, table);
+    for (size_t i = 0; i + 1 < table->count; i++) {
+        indexer_entry *entry = &indexer->entries[table->sorted[i]];
+        if (memcmp(pack + entry->base, pack + indexer->entries[table->sorted[i + 1]].base, 20) == 0) {
+            entry->next_ref = table->sorted[i + 1] + 1;
         }
     }
     return 0;
 }
 
 // The first delta by id on the object named `id`: its index + 1, or 0.
-static uint32_t first_on(const cohort_pack_indexer *indexer, const unsigned char *pack, const by_base *table,
-                         const unsigned char *id) {
-    if (!table->slots) return 0;
-    for (size_t slot = base_slot(table, id); table->slots[slot]; slot = (slot + 1) & table->mask) {
-        uint32_t first = table->slots[slot];
-        if (memcmp(pack + indexer->entries[first - 1].base, id, 20) == 0) return first;
+static uint32_t first_on(const by_base *table, const unsigned char *id) {
+    size_t low = 0, high = table->count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (memcmp(table->pack + table->entries[table->sorted[middle]].base, id, 20) < 0) low = middle + 1; else high = middle;
     }
+    if (low < table->count && memcmp(table->pack + table->entries[table->sorted[low]].base, id, 20) == 0) return table->sorted[low] + 1;
     return 0;
 }
 
@@ -387,7 +378,7 @@ static int file_by_offset(cohort_pack_indexer *indexer, by_offset *children) {
 static int resolve_from(cohort_pack_indexer *indexer, const unsigned char *pack, size_t root, const by_offset *children,
                         const by_base *table, chain_link *chain, git_indexer_progress *stats) {
     indexer_entry *entries = indexer->entries;
-    if (children->first[root] == children->first[root + 1] && !first_on(indexer, pack, table, entries[root].id)) {
+    if (children->first[root] == children->first[root + 1] && !first_on(table, entries[root].id)) {
         free(take_kept(indexer, root));
         return 0;
     }
@@ -395,7 +386,7 @@ static int resolve_from(cohort_pack_indexer *indexer, const unsigned char *pack,
     if (!bytes) return 1;
     size_t depth = 0, held = (size_t)entries[root].size;
     chain[0] = (chain_link){(uint32_t)root, bytes, entries[root].size, children->first[root],
-                            first_on(indexer, pack, table, entries[root].id)};
+                            first_on(table, entries[root].id)};
     int result = 0;
     while (result == 0) {
         chain_link *link = &chain[depth];
@@ -448,7 +439,7 @@ static int resolve_from(cohort_pack_indexer *indexer, const unsigned char *pack,
                 break;
             }
         }
-        uint32_t by_id = first_on(indexer, pack, table, delta->id);
+        uint32_t by_id = first_on(table, delta->id);
         if (children->first[next] == children->first[next + 1] && !by_id) {
             free(object);
             continue;
@@ -550,7 +541,7 @@ int cohort_pack_indexer_finish(cohort_pack_indexer *indexer, const unsigned char
     free(chain);
     free(children.first);
     free(children.list);
-    free(table.slots);
+    free(table.sorted);
     for (size_t i = 0; i < count && result == 0; i++) {
         if (!indexer->entries[i].named) result = 1;   // a delta on a base the pack does not hold
     }

@@ -70,7 +70,8 @@ static void tee_offer(void *context, int type, const unsigned char *id, const un
     }
     pthread_mutex_lock(&tee->lock);
     if (!object) {
-        tee->handed_bytes -= size + HANDED_OVERHEAD;
+        // Let go of its place, unless the copy was let go meanwhile (which counts from 0 again).
+        if (tee->handed_bytes >= size + HANDED_OVERHEAD) tee->handed_bytes -= size + HANDED_OVERHEAD;
     } else if (tee->last) {
         tee->last->next = object;
         tee->last = object;
