@@ -1,18 +1,19 @@
 import CohortBase
 import CohortCollaboration
 import CohortGit
-import Crypto
 import Foundation
 import Synchronization
 
 /// Results of the two costliest pure computations of verification, a commit's signer and a notice's
 /// opening, computed ahead from a clone's pack while it is still indexed (`EarlyChecks`), and found
-/// again by the verifier. Each is keyed by the SHA-256 of every input the computation reads, and
-/// holds only what that computation returned for them: a result found here is exactly the one the
-/// verifier would compute, so the memo moves work and changes no verdict. Each result is handed out
-/// once. Failures are never kept (the verifier computes them again, with its paths in the messages).
-/// Consulted only while early checks are alive in the process (`EarlyChecks`), and emptied when the
-/// last goes: elsewhere, nothing is hashed for it.
+/// again by the verifier. Each is keyed by the name of the object it was computed from: the indexer's
+/// `git_odb_hash` (SHA-1 with collision detection) of exactly the bytes the computation read, the
+/// name the pack's index gives the entry those bytes came from. Every later read of that name
+/// resolves the same entry with the same inflation and delta code (and libgit2's indexer names every
+/// entry the same: the `pack` fuzz target), so a result found here is exactly the one the verifier
+/// would compute: the memo moves work and changes no verdict. Each result is handed out once. Failures are never kept (the verifier
+/// computes them again, with its paths in the messages). Consulted only while early checks are alive
+/// in the process (`EarlyChecks`), and emptied when the last goes.
 enum CheckedAhead {
     /// Signers kept at most.
     static let signerLimit = 1 << 17
@@ -40,52 +41,36 @@ enum CheckedAhead {
 
     private static var active: Bool { users.load(ordering: .sequentiallyConsistent) > 0 }
 
-    /// `compute(commit)`, or what it returned before for a commit of the same signature, signed bytes
-    /// and message.
+    /// `compute(commit)`, or what it returned before for the commit of the same name.
     static func signer(of commit: Commit, _ compute: (Commit) throws -> CommitSigner) throws -> CommitSigner {
-        guard active, let key = key(of: commit), let known = signers.take(key) else { return try compute(commit) }
+        guard active, let known = signers.take(commit.id) else { return try compute(commit) }
         hits.add(1, ordering: .relaxed)
         return known
     }
 
-    /// Computes the signer of `commit` and keeps it: true when kept, false when there is nothing to
-    /// keep (known already, or a failure), nil once the memo is full.
+    /// Computes the signer of `commit`, whose bytes the indexer named `commit.id`, and keeps it: true
+    /// when kept, false when there is nothing to keep (known already, or a failure), nil once full.
     static func keepSigner(of commit: Commit, _ compute: (Commit) throws -> CommitSigner) -> Bool? {
-        guard let key = key(of: commit) else { return false }
-        return signers.keep(key, weight: 1) { try compute(commit) }
+        signers.keep(commit.id, weight: 1) { try compute(commit) }
     }
 
-    /// `compute(file)`, or what it returned before for the same file.
-    static func notice(_ file: Data, _ compute: (Data) throws -> Opened<Notice>) throws -> Opened<Notice> {
-        guard active, let known = notices.take(SHA256.hash(data: file)) else { return try compute(file) }
+    /// The notice in blob `blob` as it was opened ahead, if it was; the caller opens it otherwise.
+    static func notice(_ blob: ObjectID) -> Opened<Notice>? {
+        guard active, let known = notices.take(blob) else { return nil }
         hits.add(1, ordering: .relaxed)
         return known
     }
 
-    /// Opens `file` as a notice and keeps it, answering as `keepSigner` does.
-    static func keepNotice(_ file: Data, _ compute: (Data) throws -> Opened<Notice>) -> Bool? {
-        notices.keep(SHA256.hash(data: file), weight: file.count) { try compute(file) }
+    /// Opens `file`, the blob the indexer named `blob`, as a notice and keeps it, answering as
+    /// `keepSigner` does.
+    static func keepNotice(_ blob: ObjectID, file: Data, _ compute: (Data) throws -> Opened<Notice>) -> Bool? {
+        notices.keep(blob, weight: file.count) { try compute(file) }
     }
 
-    /// Every input `CommitPreparation.checkedSigner` reads: the armored signature, the bytes it signs
-    /// and the message, each with its length. nil for an unsigned commit (its refusal is not kept).
-    private static func key(of commit: Commit) -> SHA256Digest? {
-        guard let signature = commit.signature else { return nil }
-        var hash = SHA256()
-        func add(_ bytes: UnsafeRawBufferPointer) {
-            withUnsafeBytes(of: UInt64(bytes.count).bigEndian) { hash.update(bufferPointer: $0) }
-            hash.update(bufferPointer: bytes)
-        }
-        var (armored, message) = (signature.armored, commit.message)
-        armored.withUTF8 { add(UnsafeRawBufferPointer($0)) }
-        signature.signedData.withUnsafeBytes { add($0) }
-        message.withUTF8 { add(UnsafeRawBufferPointer($0)) }
-        return hash.finalize()
-    }
-
-    /// Results kept by the SHA-256 of their inputs up to a total weight; once full, nothing more is kept.
+    /// Results kept by the name of the object they were computed from, up to a total weight; once
+    /// full, nothing more is kept.
     private final class Kept<Value: Sendable>: Sendable {
-        private let storage = Mutex<(weight: Int, values: [SHA256Digest: Value])>((0, [:]))
+        private let storage = Mutex<(weight: Int, values: [ObjectID: Value])>((0, [:]))
         private let limit: Int
 
         init(limit: Int) {
@@ -95,13 +80,13 @@ enum CheckedAhead {
         /// The value kept for `key`, let go here: a verification asks once for each, and its thread
         /// frees what it took, where the last early checks would free it all on one thread. Asked
         /// again, the value is computed again. The weight stays counted: what is kept in all is bounded.
-        func take(_ key: SHA256Digest) -> Value? {
+        func take(_ key: ObjectID) -> Value? {
             storage.withLock { $0.values.removeValue(forKey: key) }
         }
 
         /// Computes the value for `key` and keeps it: true when kept, false when there is nothing to
         /// keep (known already, or `compute` failed), nil once full.
-        func keep(_ key: SHA256Digest, weight: Int, _ compute: () throws -> Value) -> Bool? {
+        func keep(_ key: ObjectID, weight: Int, _ compute: () throws -> Value) -> Bool? {
             let (known, full) = storage.withLock { ($0.values[key] != nil, $0.weight + weight > limit) }
             if full { return nil }
             guard !known, let value = try? compute() else { return false }
@@ -121,12 +106,10 @@ enum CheckedAhead {
 
 /// Checks made on a clone's pack while it is indexed: a thread takes each commit and each blob that
 /// may be a notice as the indexer names them (`PackTee`) and computes the commit's signer and the
-/// notice's opening, keeping what succeeds (`CheckedAhead`, under the SHA-256 of the bytes it read,
-/// whatever name the object has). The verification that follows the fetch finds them instead of
-/// computing them. Stopped where the verification's own threads start (`finish`): whatever it has
-/// not reached by then, the verifier
-/// computes itself, as it always did. What it kept is let go when this value goes, so keep it until
-/// the verification is done.
+/// notice's opening, keeping what succeeds under the object's name (`CheckedAhead`). The verification
+/// that follows the fetch finds them instead of computing them. Stopped where the verification's own
+/// threads start (`finish`): whatever it has not reached by then, the verifier computes itself, as it
+/// always did. What it kept is let go when this value goes, so keep it until the verification is done.
 public final class EarlyChecks: Sendable {
     /// What the reading thread holds (not the `EarlyChecks`: dropped unfinished, it still goes).
     private final class Reading: Sendable {
@@ -182,7 +165,8 @@ public final class EarlyChecks: Sendable {
             case .blob:
                 // A notice is a JSON object: a blob that does not start like one is not opened.
                 guard bytes.count <= Notice.maxEnvelopeBytes, bytes.first == UInt8(ascii: "{") else { return true }
-                result = CheckedAhead.keepNotice(Data(bytes)) { try Envelope.open($0, as: Notice.self, path: "notice") }
+                let file = Data(bytes)
+                result = CheckedAhead.keepNotice(id, file: file) { try Envelope.open($0, as: Notice.self, path: "notice") }
             }
             if result == true { reading.kept.add(1, ordering: .relaxed) }
             return result != nil

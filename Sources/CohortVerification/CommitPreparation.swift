@@ -190,13 +190,15 @@ enum CommitPreparation {
         return CohortLayout.isNoticePath(path) ? (blob, path) : nil
     }
 
+    /// The notice in `blob` opened, or as it was opened ahead (`CheckedAhead`).
     static func openNotice(_ blob: ObjectID, path: String, in repository: Repository) throws -> Opened<Notice> {
-        try openNotice(read(blob, in: repository).get(), path: path)
+        if let known = CheckedAhead.notice(blob) { return known }
+        return try openNotice(read(blob, in: repository).get(), path: path)
     }
 
-    /// A notice's file opened (its JSON read, its signature checked), or as it was opened ahead.
+    /// A notice's file opened: its JSON read, its signature checked.
     static func openNotice(_ file: Data, path: String) throws -> Opened<Notice> {
-        try CheckedAhead.notice(file) { try Envelope.open($0, as: Notice.self, path: path) }
+        try Envelope.open(file, as: Notice.self, path: path)
     }
 
     /// The notices `added`, each opened (its JSON read, its signature checked): read here, opened on

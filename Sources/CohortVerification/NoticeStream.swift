@@ -22,6 +22,8 @@ final class NoticeStream: @unchecked Sendable {
     private var seen = Set<ObjectID>()
     private var files: [Result<Data, CohortError>?] = []
     private var results: [Result<Opened<Notice>, CohortError>?] = []
+    /// Notices opened ahead (`CheckedAhead`): neither read nor opened here.
+    private var openedAhead: [ObjectID: Result<Opened<Notice>, CohortError>] = [:]
     private var taken = 0
     /// The most notices read and not yet taken at once (for tests).
     private(set) var mostWaiting = 0
@@ -32,9 +34,14 @@ final class NoticeStream: @unchecked Sendable {
         self.threads = threads
     }
 
-    /// One more notice; `read` gives its file, on the caller's thread, unless its blob came before.
+    /// One more notice; `read` gives its file, on the caller's thread, unless its blob came before or
+    /// was opened ahead.
     func add(_ notice: (blob: ObjectID, path: String), read: () -> Result<Data, CohortError>) {
         guard seen.insert(notice.blob).inserted else { return }
+        if let known = CheckedAhead.notice(notice.blob) {
+            openedAhead[notice.blob] = .success(known)
+            return
+        }
         while let item = takeIfFull() { open(item) }
         let file = read()
         condition.lock()
@@ -73,7 +80,7 @@ final class NoticeStream: @unchecked Sendable {
         guard keeping else { return [:] }
         condition.lock()
         defer { condition.unlock() }
-        var notices: [ObjectID: Result<Opened<Notice>, CohortError>] = [:]
+        var notices = openedAhead
         for (index, notice) in found.enumerated() {
             notices[notice.blob] = results[index]
         }
