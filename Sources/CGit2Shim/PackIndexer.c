@@ -207,7 +207,7 @@ int cohort_pack_indexer_advance(cohort_pack_indexer *indexer, const unsigned cha
     if (!indexer->begun) {
         if (length < 12) return 0;
         uint32_t version = cohort_be32(pack + 4), count = cohort_be32(pack + 8);
-        if (memcmp(pack, "PACK", 4) != 0 || (version != 2 && version != 3) || count == 0 || count > ENTRY_LIMIT) {
+        if (memcmp(pack, "PACK", 4) != 0 || version != 2 || count == 0 || count > ENTRY_LIMIT) {
             return decline(indexer);
         }
         indexer->count = count;

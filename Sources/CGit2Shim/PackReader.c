@@ -257,7 +257,7 @@ static int open_pack(pack_file *pack, const char *index_path) {
     pack->large_offsets = pack->offsets + (size_t)pack->count * 4;
     if (pack->pack_size < 32 || memcmp(pack->pack, "PACK", 4) != 0) goto refuse;
     uint32_t version = cohort_be32(pack->pack + 4);
-    if ((version != 2 && version != 3) || cohort_be32(pack->pack + 8) != pack->count) goto refuse;
+    if (version != 2 || cohort_be32(pack->pack + 8) != pack->count) goto refuse;
     if (memcmp(pack->pack + pack->pack_size - 20, index + pack->index_size - 40, 20) != 0) goto refuse;
     return 0;
 refuse:
