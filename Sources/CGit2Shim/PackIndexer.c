@@ -32,6 +32,24 @@
 #define PATH_LIMIT ((size_t)512 << 20)        // bytes held along one chain of deltas
 #define PROGRESS_EVERY 256
 
+// qsort with a context, in glibc's order of arguments (BSD's, on macOS, differs).
+typedef int (*ordering)(const void *, const void *, void *);
+#ifdef __APPLE__
+typedef struct { ordering order; void *context; } apple_ordering;
+static int apple_order(void *context, const void *a, const void *b) {
+    const apple_ordering *given = context;
+    return given->order(a, b, given->context);
+}
+static void sort_with(void *base, size_t count, size_t size, ordering order, void *context) {
+    apple_ordering given = {order, context};
+    qsort_r(base, count, size, &given, apple_order);
+}
+#else
+static void sort_with(void *base, size_t count, size_t size, ordering order, void *context) {
+    qsort_r(base, count, size, order, context);
+}
+#endif
+
 typedef struct {
     uint64_t offset;      // where the entry starts
     uint64_t data;        // where its zlib stream starts
@@ -319,7 +337,7 @@ static int file_by_base(cohort_pack_indexer *indexer, const unsigned char *pack,
     for (size_t i = 0, at = 0; i < indexer->entry_count; i++) {
         if (indexer->entries[i].kind == 7) table->sorted[at++] = (uint32_t)i;
     }
-    qsort_r(table->sorted, table->count, sizeof(uint32_t), by_base_order, table);
+    sort_with(table->sorted, table->count, sizeof(uint32_t), by_base_order, table);
     for (size_t i = 0; i + 1 < table->count; i++) {
         indexer_entry *entry = &indexer->entries[table->sorted[i]];
         if (memcmp(pack + entry->base, pack + indexer->entries[table->sorted[i + 1]].base, 20) == 0) {
@@ -561,7 +579,7 @@ int cohort_pack_indexer_finish(cohort_pack_indexer *indexer, const unsigned char
         memcpy(names + i * 20, indexer->entries[i].id, 20);
         order[i] = (uint32_t)i;
     }
-    qsort_r(order, count, sizeof(uint32_t), by_id_order, names);
+    sort_with(order, count, sizeof(uint32_t), by_id_order, names);
     int twice = 0;
     for (size_t i = 1; i < count && !twice; i++) {
         twice = memcmp(names + (size_t)order[i - 1] * 20, names + (size_t)order[i] * 20, 20) == 0;
