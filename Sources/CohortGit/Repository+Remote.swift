@@ -172,7 +172,8 @@ public struct PushResult: Sendable {
 
 extension Repository {
     /// Clones `url` into `directory` (which must not exist or be empty), checking out the remote's
-    /// default branch. With `tee`, the pack the clone fetches is also copied there as it arrives.
+    /// default branch. With `tee`, the pack the clone fetches is copied there as it arrives and indexed
+    /// by Cohort's own indexer (libgit2's where that declines it), which hands its commits and notices on.
     public static func clone(from url: String, into directory: URL, checkout: Bool = true,
                              callbacks: RemoteCallbacks = RemoteCallbacks(), tee: PackTee? = nil) throws -> Repository {
         try GitRuntime.startNetwork()

@@ -78,10 +78,10 @@ extension Workspace {
         }
         do {
             // Files are written only once the history is verified: a path git refuses, or anything
-            // else the rules forbid, never reaches the disk. While libgit2 indexes the pack, and then
-            // while this thread lists the history it fetched, another core checks the signatures in
-            // the pack ahead of the verification (`EarlyChecks`); it stops where the verification's
-            // own threads start.
+            // else the rules forbid, never reaches the disk. While Cohort's indexer indexes the pack
+            // (`PackTee`), and then while this thread lists the history it fetched, another core checks
+            // the signatures of the commits and notices it names, ahead of the verification
+            // (`EarlyChecks`); it stops where the verification's own threads start.
             let tee = PackTee()
             let early = tee.map { EarlyChecks(reading: $0) }
             // Waited for on every way out (the verification's start has usually stopped it already):
