@@ -13,6 +13,7 @@
 #include <git2/sys/odb_backend.h>
 #include <git2/sys/mempack.h>
 #include "CGit2Shim.h"
+#include "PackEntry.h"
 
 // libgit2's mempack keeps objects in memory but packs only what its commits reach; this backend
 // wraps it and remembers every object written, so that all of them go into the pack.
@@ -184,40 +185,12 @@ int cohort_batch_new(git_odb_backend **out, const char *pack_directory) {
 // for deltas longer than all the rest of a commit took) or its indexer (which inflates and hashes
 // every object again): the objects and their ids are known. Each object is deflated fast, as git
 // writes loose objects; `git gc` packs them properly later.
-typedef struct {
-    git_oid id;
-    uint64_t offset;
-    uint32_t crc;
-} pack_entry;
 
-static int write_all(int fd, const void *data, size_t size) {
-    const unsigned char *bytes = data;
-    while (size > 0) {
-        ssize_t done = write(fd, bytes, size);
-        if (done < 0 && errno == EINTR) continue;
-        if (done <= 0) {
-            git_error_set_str(GIT_ERROR_OS, strerror(errno ? errno : EIO));
-            return -1;
-        }
-        bytes += done;
-        size -= (size_t)done;
-    }
-    return 0;
-}
 
-static void put32(unsigned char *out, uint32_t value) {
-    out[0] = (unsigned char)(value >> 24);
-    out[1] = (unsigned char)(value >> 16);
-    out[2] = (unsigned char)(value >> 8);
-    out[3] = (unsigned char)value;
-}
 
-static int compare_entries(const void *a, const void *b) {
-    return git_oid_cmp(&((const pack_entry *)a)->id, &((const pack_entry *)b)->id);
-}
 
 // Appends one object (git's type-and-size header, then the deflated bytes) to the pack at `fd`.
-static int append_object(int fd, z_stream *zlib, EVP_MD_CTX *digest, pack_entry *entry, git_object_t type,
+static int append_object(int fd, z_stream *zlib, EVP_MD_CTX *digest, cohort_pack_index_entry *entry, git_object_t type,
                          const unsigned char *data, size_t size, uint64_t *appended) {
     unsigned char header[16];
     size_t used = 0;
@@ -249,57 +222,11 @@ static int append_object(int fd, z_stream *zlib, EVP_MD_CTX *digest, pack_entry 
         *appended = used + length;
         if (EVP_DigestUpdate(digest, packed, used + length) != 1) error = -1;
     }
-    if (error == 0) error = write_all(fd, packed, used + length);
+    if (error == 0) error = cohort_write_all(fd, packed, used + length);
     free(packed);
     return error;
 }
 
-// The pack index (version 2) of `count` entries sorted by id, in memory.
-static unsigned char *pack_index(pack_entry *entries, size_t count, const unsigned char *pack_checksum, size_t *size) {
-    size_t large = 0;
-    for (size_t i = 0; i < count; i++) if (entries[i].offset >= 0x80000000u) large++;
-    *size = 8 + 256 * 4 + count * (GIT_OID_RAWSZ + 4 + 4) + large * 8 + 2 * GIT_OID_RAWSZ;
-    unsigned char *out = calloc(1, *size);
-    if (!out) {
-        git_error_set_oom();
-        return NULL;
-    }
-    unsigned char *at = out;
-    memcpy(at, "\377tOc", 4);
-    put32(at + 4, 2);
-    at += 8;
-    size_t below = 0;
-    for (unsigned first = 0; first < 256; first++) {
-        while (below < count && entries[below].id.id[0] <= first) below++;
-        put32(at + first * 4, (uint32_t)below);
-    }
-    at += 256 * 4;
-    for (size_t i = 0; i < count; i++, at += GIT_OID_RAWSZ) memcpy(at, entries[i].id.id, GIT_OID_RAWSZ);
-    for (size_t i = 0; i < count; i++, at += 4) put32(at, entries[i].crc);
-    unsigned char *offsets = at;
-    unsigned char *wide = at + count * 4;
-    size_t next = 0;
-    for (size_t i = 0; i < count; i++) {
-        if (entries[i].offset < 0x80000000u) {
-            put32(offsets + i * 4, (uint32_t)entries[i].offset);
-        } else {
-            put32(offsets + i * 4, 0x80000000u | (uint32_t)next);
-            put32(wide + next * 8, (uint32_t)(entries[i].offset >> 32));
-            put32(wide + next * 8 + 4, (uint32_t)entries[i].offset);
-            next++;
-        }
-    }
-    at = wide + large * 8;
-    memcpy(at, pack_checksum, GIT_OID_RAWSZ);
-    at += GIT_OID_RAWSZ;
-    unsigned int length = 0;
-    if (EVP_Digest(out, (size_t)(at - out), at, &length, EVP_sha1(), NULL) != 1) {
-        git_error_set_str(GIT_ERROR_SSL, "cannot hash the pack index");
-        free(out);
-        return NULL;
-    }
-    return out;
-}
 
 int cohort_batch_flush(git_odb_backend *backend) {
     cohort_batch *batch = (cohort_batch *)backend;
@@ -311,7 +238,7 @@ int cohort_batch_flush(git_odb_backend *backend) {
         git_error_set_str(GIT_ERROR_OS, "the objects folder's path is too long");
         return -1;
     }
-    pack_entry *entries = calloc(batch->count, sizeof(pack_entry));
+    cohort_pack_index_entry *entries = calloc(batch->count, sizeof(cohort_pack_index_entry));
     EVP_MD_CTX *digest = EVP_MD_CTX_new();
     int pack = -1, index = -1, error = 0;
     z_stream zlib = { 0 };
@@ -330,9 +257,9 @@ int cohort_batch_flush(git_odb_backend *backend) {
         error = -1;
     }
     unsigned char header[12] = { 'P', 'A', 'C', 'K', 0, 0, 0, 2 };
-    put32(header + 8, (uint32_t)batch->count);
+    cohort_put32(header + 8, (uint32_t)batch->count);
     if (error == 0 && EVP_DigestUpdate(digest, header, sizeof header) != 1) error = -1;
-    if (error == 0) error = write_all(pack, header, sizeof header);
+    if (error == 0) error = cohort_write_all(pack, header, sizeof header);
     uint64_t offset = sizeof header;
     for (size_t i = 0; i < batch->count && error == 0; i++) {
         void *data = NULL;
@@ -351,17 +278,17 @@ int cohort_batch_flush(git_odb_backend *backend) {
     unsigned char checksum[EVP_MAX_MD_SIZE];
     unsigned int checksum_size = 0;
     if (error == 0 && EVP_DigestFinal_ex(digest, checksum, &checksum_size) != 1) error = -1;
-    if (error == 0) error = write_all(pack, checksum, checksum_size);
+    if (error == 0) error = cohort_write_all(pack, checksum, checksum_size);
     if (error == 0) {
-        qsort(entries, batch->count, sizeof(pack_entry), compare_entries);
+        qsort(entries, batch->count, sizeof(cohort_pack_index_entry), cohort_pack_index_entry_order);
         size_t index_size = 0;
-        index_bytes = pack_index(entries, batch->count, checksum, &index_size);
+        index_bytes = cohort_pack_index_bytes(entries, batch->count, checksum, &index_size);
         if (!index_bytes) error = -1;
         if (error == 0 && (index = mkostemp(index_path, O_CLOEXEC)) < 0) {
             git_error_set_str(GIT_ERROR_OS, strerror(errno));
             error = -1;
         }
-        if (error == 0) error = write_all(index, index_bytes, index_size);
+        if (error == 0) error = cohort_write_all(index, index_bytes, index_size);
     }
     // Packs are read-only and on disk before anything names their objects (git flushes its packs
     // too); the pack goes into place before the index that makes it visible.

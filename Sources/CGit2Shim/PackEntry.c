@@ -1,5 +1,9 @@
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
+#include <openssl/evp.h>
+#include <git2/errors.h>
 #include "PackEntry.h"
 
 size_t cohort_pack_entry_header_read(const unsigned char *at, const unsigned char *end, uint64_t offset,
@@ -97,4 +101,69 @@ int cohort_apply_delta(const unsigned char *base, size_t base_size, const unsign
         }
     }
     return left == 0 ? 0 : -1;
+}
+
+int cohort_write_all(int fd, const void *data, size_t size) {
+    const unsigned char *bytes = data;
+    while (size > 0) {
+        ssize_t done = write(fd, bytes, size);
+        if (done < 0 && errno == EINTR) continue;
+        if (done <= 0) {
+            git_error_set_str(GIT_ERROR_OS, strerror(errno ? errno : EIO));
+            return -1;
+        }
+        bytes += done;
+        size -= (size_t)done;
+    }
+    return 0;
+}
+
+int cohort_pack_index_entry_order(const void *a, const void *b) {
+    return git_oid_cmp(&((const cohort_pack_index_entry *)a)->id, &((const cohort_pack_index_entry *)b)->id);
+}
+
+unsigned char *cohort_pack_index_bytes(const cohort_pack_index_entry *entries, size_t count, const unsigned char *pack_checksum, size_t *size) {
+    size_t large = 0;
+    for (size_t i = 0; i < count; i++) if (entries[i].offset >= 0x80000000u) large++;
+    *size = 8 + 256 * 4 + count * (GIT_OID_RAWSZ + 4 + 4) + large * 8 + 2 * GIT_OID_RAWSZ;
+    unsigned char *out = calloc(1, *size);
+    if (!out) {
+        git_error_set_oom();
+        return NULL;
+    }
+    unsigned char *at = out;
+    memcpy(at, "\377tOc", 4);
+    cohort_put32(at + 4, 2);
+    at += 8;
+    size_t below = 0;
+    for (unsigned first = 0; first < 256; first++) {
+        while (below < count && entries[below].id.id[0] <= first) below++;
+        cohort_put32(at + first * 4, (uint32_t)below);
+    }
+    at += 256 * 4;
+    for (size_t i = 0; i < count; i++, at += GIT_OID_RAWSZ) memcpy(at, entries[i].id.id, GIT_OID_RAWSZ);
+    for (size_t i = 0; i < count; i++, at += 4) cohort_put32(at, entries[i].crc);
+    unsigned char *offsets = at;
+    unsigned char *wide = at + count * 4;
+    size_t next = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (entries[i].offset < 0x80000000u) {
+            cohort_put32(offsets + i * 4, (uint32_t)entries[i].offset);
+        } else {
+            cohort_put32(offsets + i * 4, 0x80000000u | (uint32_t)next);
+            cohort_put32(wide + next * 8, (uint32_t)(entries[i].offset >> 32));
+            cohort_put32(wide + next * 8 + 4, (uint32_t)entries[i].offset);
+            next++;
+        }
+    }
+    at = wide + large * 8;
+    memcpy(at, pack_checksum, GIT_OID_RAWSZ);
+    at += GIT_OID_RAWSZ;
+    unsigned int length = 0;
+    if (EVP_Digest(out, (size_t)(at - out), at, &length, EVP_sha1(), NULL) != 1) {
+        git_error_set_str(GIT_ERROR_SSL, "cannot hash the pack index");
+        free(out);
+        return NULL;
+    }
+    return out;
 }

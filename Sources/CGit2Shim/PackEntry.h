@@ -3,11 +3,20 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <git2/oid.h>
 
-// Git's pack entries, for Cohort's own readers of packs (PackReader.c, PackTee.c); not for Swift.
+// Git's pack entries and pack indexes, for Cohort's own readers and writers of packs (PackReader.c,
+// PackIndexer.c, ObjectBatch.c); not for Swift.
 
 static inline uint32_t cohort_be32(const unsigned char *p) {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void cohort_put32(unsigned char *out, uint32_t value) {
+    out[0] = (unsigned char)(value >> 24);
+    out[1] = (unsigned char)(value >> 16);
+    out[2] = (unsigned char)(value >> 8);
+    out[3] = (unsigned char)value;
 }
 
 /// One entry's header as git writes it: its kind (1 commit, 2 tree, 3 blob, 4 tag, 6 delta by
@@ -33,5 +42,22 @@ int cohort_delta_size(const unsigned char **at, const unsigned char *end, uint64
 /// git_delta_apply makes; 0, or -1 for a delta that does not fit its base or its result.
 int cohort_apply_delta(const unsigned char *base, size_t base_size, const unsigned char *delta, size_t delta_size_bytes,
                        unsigned char *out, size_t size);
+
+/// One object of a pack as its index lists it.
+typedef struct {
+    git_oid id;
+    uint64_t offset;
+    uint32_t crc;      // of the entry's bytes in the pack, header included
+} cohort_pack_index_entry;
+
+/// qsort's order for index entries: by id.
+int cohort_pack_index_entry_order(const void *a, const void *b);
+
+/// The index (version 2, as git writes it) of a pack of `count` entries sorted by id whose trailer is
+/// `pack_checksum`, in memory, its size in `size`; NULL (with libgit2's error set) when memory is refused.
+unsigned char *cohort_pack_index_bytes(const cohort_pack_index_entry *entries, size_t count, const unsigned char *pack_checksum, size_t *size);
+
+/// Writes all of `data` to `fd`, again after an interrupted write: 0, or -1 with libgit2's error set.
+int cohort_write_all(int fd, const void *data, size_t size);
 
 #endif

@@ -24,31 +24,13 @@
 // trailer that does not match) or past its bounds, it declines, writes nothing, and the caller hands
 // every byte to libgit2's indexer, which takes or refuses the pack as before.
 
-#define ENTRY_LIMIT ((uint32_t)1 << 22)       // entries (about 100 bytes each)
+#define ENTRY_LIMIT ((uint32_t)1 << 22)       // entries (about 80 bytes each)
 #define OBJECT_LIMIT ((uint64_t)64 << 20)     // bytes of one object or delta
 #define KEPT_LIMIT ((size_t)256 << 20)        // bytes inflated in the first pass and kept for the second
 #define KEPT_OVERHEAD 16                      // counted for each kept (an empty object takes memory too)
 #define DEPTH_LIMIT 10000                     // deltas on deltas
 #define PATH_LIMIT ((size_t)512 << 20)        // bytes held along one chain of deltas
 #define PROGRESS_EVERY 256
-
-// qsort with a context, in glibc's order of arguments (BSD's, on macOS, differs).
-typedef int (*ordering)(const void *, const void *, void *);
-#ifdef __APPLE__
-typedef struct { ordering order; void *context; } apple_ordering;
-static int apple_order(void *context, const void *a, const void *b) {
-    const apple_ordering *given = context;
-    return given->order(a, b, given->context);
-}
-static void sort_with(void *base, size_t count, size_t size, ordering order, void *context) {
-    apple_ordering given = {order, context};
-    qsort_r(base, count, size, &given, apple_order);
-}
-#else
-static void sort_with(void *base, size_t count, size_t size, ordering order, void *context) {
-    qsort_r(base, count, size, order, context);
-}
-#endif
 
 typedef struct {
     uint64_t offset;      // where the entry starts
@@ -312,36 +294,37 @@ static unsigned char *take(cohort_pack_indexer *indexer, size_t index, const uns
 // Deltas by id, in the order of their bases' ids (which a server chooses: a sorted list, unlike a
 // table of hashes, cannot be crowded), found by binary search.
 typedef struct {
-    uint32_t *sorted;     // the deltas by id, by base id
+    unsigned char base[20];
+    uint32_t index;
+} base_link;
+
+typedef struct {
+    base_link *sorted;
     size_t count;
-    const unsigned char *pack;
-    const indexer_entry *entries;
 } by_base;
 
-static int by_base_order(const void *a, const void *b, void *context) {
-    const by_base *table = context;
-    uint32_t left = *(const uint32_t *)a, right = *(const uint32_t *)b;
-    int order = memcmp(table->pack + table->entries[left].base, table->pack + table->entries[right].base, 20);
-    return order ? order : (left > right) - (left < right);
+static int base_link_order(const void *a, const void *b) {
+    const base_link *left = a, *right = b;
+    int order = memcmp(left->base, right->base, 20);
+    return order ? order : (left->index > right->index) - (left->index < right->index);
 }
 
 // Files the deltas by id under their bases (each chained to the next on the same base); 0, or -1
 // when memory is refused.
 static int file_by_base(cohort_pack_indexer *indexer, const unsigned char *pack, by_base *table) {
     memset(table, 0, sizeof(*table));
-    table->pack = pack;
-    table->entries = indexer->entries;
     for (size_t i = 0; i < indexer->entry_count; i++) table->count += indexer->entries[i].kind == 7;
     if (table->count == 0) return 0;
-    if (!(table->sorted = malloc(table->count * sizeof(uint32_t)))) return -1;
+    if (!(table->sorted = malloc(table->count * sizeof(base_link)))) return -1;
     for (size_t i = 0, at = 0; i < indexer->entry_count; i++) {
-        if (indexer->entries[i].kind == 7) table->sorted[at++] = (uint32_t)i;
+        if (indexer->entries[i].kind != 7) continue;
+        memcpy(table->sorted[at].base, pack + indexer->entries[i].base, 20);
+        table->sorted[at++].index = (uint32_t)i;
     }
-    sort_with(table->sorted, table->count, sizeof(uint32_t), by_base_order, table);
+    qsort(table->sorted, table->count, sizeof(base_link), base_link_order);
     for (size_t i = 0; i + 1 < table->count; i++) {
-        indexer_entry *entry = &indexer->entries[table->sorted[i]];
-        if (memcmp(pack + entry->base, pack + indexer->entries[table->sorted[i + 1]].base, 20) == 0) {
-            entry->next_ref = table->sorted[i + 1] + 1;
+        if (memcmp(table->sorted[i].base, table->sorted[i + 1].base, 20) == 0) {
+            indexer->entries[table->sorted[i].index].next_ref = table->sorted[i + 1].index + 1;
         }
     }
     return 0;
@@ -352,10 +335,9 @@ static uint32_t first_on(const by_base *table, const unsigned char *id) {
     size_t low = 0, high = table->count;
     while (low < high) {
         size_t middle = low + (high - low) / 2;
-        if (memcmp(table->pack + table->entries[table->sorted[middle]].base, id, 20) < 0) low = middle + 1; else high = middle;
+        if (memcmp(table->sorted[middle].base, id, 20) < 0) low = middle + 1; else high = middle;
     }
-    if (low < table->count && memcmp(table->pack + table->entries[table->sorted[low]].base, id, 20) == 0) return table->sorted[low] + 1;
-    return 0;
+    return low < table->count && memcmp(table->sorted[low].base, id, 20) == 0 ? table->sorted[low].index + 1 : 0;
 }
 
 // One object along the chain being resolved, with its bytes, and which of its deltas come next.
@@ -474,11 +456,6 @@ static int resolve_from(cohort_pack_indexer *indexer, const unsigned char *pack,
     return result;
 }
 
-static int by_id_order(const void *a, const void *b, void *names) {
-    const unsigned char *ids = names;
-    return memcmp(ids + (size_t)*(const uint32_t *)a * 20, ids + (size_t)*(const uint32_t *)b * 20, 20);
-}
-
 // Writes `size` bytes to a new file in `folder`, read-only as libgit2 leaves packs, then names it
 // `final`: 0, or -1 (nothing left behind).
 static int write_file(const char *folder, const char *final, const unsigned char *bytes, size_t size) {
@@ -486,13 +463,7 @@ static int write_file(const char *folder, const char *final, const unsigned char
     if (snprintf(temporary, sizeof(temporary), "%s/tmp_cohort_pack_XXXXXX", folder) >= (int)sizeof(temporary)) return -1;
     int fd = mkostemp(temporary, O_CLOEXEC);
     if (fd < 0) return -1;
-    size_t written = 0;
-    while (written < size) {
-        ssize_t step = write(fd, bytes + written, size - written > (1 << 30) ? (1 << 30) : size - written);
-        if (step <= 0) break;
-        written += (size_t)step;
-    }
-    int ok = written == size && fchmod(fd, 0444) == 0;
+    int ok = cohort_write_all(fd, bytes, size) == 0 && fchmod(fd, 0444) == 0;
     if (close(fd) != 0) ok = 0;
     if (!ok || rename(temporary, final) != 0) {
         unlink(temporary);
@@ -506,39 +477,9 @@ static int sha1(const unsigned char *bytes, size_t size, unsigned char out[20]) 
     return EVP_Digest(bytes, size, out, &length, EVP_sha1(), NULL) == 1 && length == 20 ? 0 : -1;
 }
 
-// The index git and libgit2 read (version 2): header, fan-out, names, checksums, offsets, the pack's
-// trailer, its own checksum. Offsets here are all below 2 GiB (the copy holds at most 256 MiB).
-static unsigned char *make_index(const cohort_pack_indexer *indexer, const uint32_t *order, const unsigned char *names,
-                                 const unsigned char *trailer, size_t *size) {
-    size_t count = indexer->entry_count;
-    *size = 8 + 256 * 4 + count * 28 + 40;
-    unsigned char *index = malloc(*size), *at = index;
-    if (!index) return NULL;
-    #define PUT32(value) do { uint32_t v = (value); at[0] = v >> 24; at[1] = v >> 16; at[2] = v >> 8; at[3] = v; at += 4; } while (0)
-    PUT32(0xff744f63);
-    PUT32(2);
-    size_t below = 0;
-    for (int byte = 0; byte < 256; byte++) {
-        while (below < count && names[(size_t)order[below] * 20] <= byte) below++;
-        PUT32((uint32_t)below);
-    }
-    for (size_t i = 0; i < count; i++, at += 20) memcpy(at, names + (size_t)order[i] * 20, 20);
-    for (size_t i = 0; i < count; i++) PUT32(indexer->entries[order[i]].crc);
-    for (size_t i = 0; i < count; i++) PUT32((uint32_t)indexer->entries[order[i]].offset);
-    #undef PUT32
-    memcpy(at, trailer, 20);
-    at += 20;
-    if (sha1(index, (size_t)(at - index), at) != 0) {
-        free(index);
-        return NULL;
-    }
-    return index;
-}
-
 int cohort_pack_indexer_finish(cohort_pack_indexer *indexer, const unsigned char *pack, size_t length,
                                const char *pack_folder, git_indexer_progress *stats) {
-    if (indexer->declined || !indexer->begun || indexer->inflating || indexer->entry_count != indexer->count ||
-        length > 0x7fffffff) {
+    if (indexer->declined || !indexer->begun || indexer->inflating || indexer->entry_count != indexer->count) {
         return decline(indexer);
     }
     // Exactly the trailer after the last entry, and it matches.
@@ -568,26 +509,19 @@ int cohort_pack_indexer_finish(cohort_pack_indexer *indexer, const unsigned char
     if (!pack_folder) return 0;
 
     // Names in order; an object named twice is not one git writes.
-    unsigned char *names = malloc(count * 20);
-    uint32_t *order = malloc(count * sizeof(uint32_t));
-    if (!names || !order) {
-        free(names);
-        free(order);
-        return decline(indexer);
-    }
+    cohort_pack_index_entry *listed = malloc(count * sizeof(cohort_pack_index_entry));
+    if (!listed) return decline(indexer);
     for (size_t i = 0; i < count; i++) {
-        memcpy(names + i * 20, indexer->entries[i].id, 20);
-        order[i] = (uint32_t)i;
+        memcpy(listed[i].id.id, indexer->entries[i].id, 20);
+        listed[i].offset = indexer->entries[i].offset;
+        listed[i].crc = indexer->entries[i].crc;
     }
-    sort_with(order, count, sizeof(uint32_t), by_id_order, names);
+    qsort(listed, count, sizeof(cohort_pack_index_entry), cohort_pack_index_entry_order);
     int twice = 0;
-    for (size_t i = 1; i < count && !twice; i++) {
-        twice = memcmp(names + (size_t)order[i - 1] * 20, names + (size_t)order[i] * 20, 20) == 0;
-    }
+    for (size_t i = 1; i < count && !twice; i++) twice = cohort_pack_index_entry_order(&listed[i - 1], &listed[i]) == 0;
     size_t index_size = 0;
-    unsigned char *index = twice ? NULL : make_index(indexer, order, names, pack + length - 20, &index_size);
-    free(names);
-    free(order);
+    unsigned char *index = twice ? NULL : cohort_pack_index_bytes(listed, count, pack + length - 20, &index_size);
+    free(listed);
     if (!index) return decline(indexer);
 
     // The pack first, then its index, which makes it visible: as libgit2 and git leave them.

@@ -301,7 +301,6 @@ static int tee_append(git_odb_writepack *writepack, const void *data, size_t siz
 
 static int tee_commit(git_odb_writepack *writepack, git_indexer_progress *stats) {
     tee_writepack *tee = (tee_writepack *)writepack;
-    if (!tee->indexer && tee->tee) cohort_pack_tee_end(tee->tee);
     if (tee->indexer) {
         int written = cohort_pack_indexer_finish(tee->indexer, tee->tee->room, tee->tee->length, tee->pack_folder, stats);
         if (written != 1) {
@@ -310,6 +309,8 @@ static int tee_commit(git_odb_writepack *writepack, git_indexer_progress *stats)
         }
         int error = tee_hand_over(tee, stats);
         if (error < 0) return error;
+    } else if (tee->tee) {
+        cohort_pack_tee_end(tee->tee);
     }
     return tee->inner->commit(tee->inner, stats);
 }
@@ -413,6 +414,7 @@ int cohort_git_tee_fetched_pack(git_repository *repository, cohort_pack_tee *tee
         result = git_odb_add_backend(odb, &backend->parent, 1000);
         if (result != 0) backend->parent.free(&backend->parent);
     } else {
+        free(backend->pack_folder);
         free(backend);
     }
     git_odb_free(odb);

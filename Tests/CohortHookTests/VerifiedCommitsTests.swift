@@ -10,6 +10,18 @@ import Testing
         (0..<count).map { index in try! ObjectID(hex: String(repeating: String(format: "%02x", Int(first) + index), count: 20)) }
     }
 
+    /// A fresh memory in a bare repository of its own, with `ids` remembered, then `left` written at
+    /// the file's end as a crash would leave it.
+    static func memory(in directory: TemporaryDirectory, remembering ids: [ObjectID], then left: Data) throws -> VerifiedCommits {
+        let memory = VerifiedCommits(repository: try Repository.create(at: directory.path("r.git"), bare: true))
+        try memory.remember(ids)
+        let handle = try FileHandle(forWritingTo: memory.url)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: left)
+        try handle.close()
+        return memory
+    }
+
     @Test func aNewFileGetsItsHeaderAndEveryIdAtOnceAndLaterIdsAreAppended() throws {
         let directory = try TemporaryDirectory()
         let memory = VerifiedCommits(repository: try Repository.create(at: directory.path("r.git"), bare: true))
@@ -90,14 +102,9 @@ import Testing
 
     @Test func aTornLineLeftByACrashNeverReadsAsAnId() throws {
         let directory = try TemporaryDirectory()
-        let memory = VerifiedCommits(repository: try Repository.create(at: directory.path("r.git"), bare: true))
         let first = Self.ids(1)
-        try memory.remember(first)
         // A crash in the middle of an append: part of an id, no newline.
-        let handle = try FileHandle(forWritingTo: memory.url)
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(String(repeating: "ab", count: 10).utf8))
-        try handle.close()
+        let memory = try Self.memory(in: directory, remembering: first, then: Data(String(repeating: "ab", count: 10).utf8))
         let next = Self.ids(1, from: 50)
         try memory.remember(next)
         // The torn part and the id appended after it make one 60-character line: neither counts.
@@ -109,13 +116,8 @@ import Testing
     /// glued after them count; the lines after those do.
     @Test func zerosLeftByAnUnflushedAppendNeverReadAsAnId() throws {
         let directory = try TemporaryDirectory()
-        let memory = VerifiedCommits(repository: try Repository.create(at: directory.path("r.git"), bare: true))
         let first = Self.ids(2)
-        try memory.remember(first)
-        let handle = try FileHandle(forWritingTo: memory.url)
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(count: 4096))
-        try handle.close()
+        let memory = try Self.memory(in: directory, remembering: first, then: Data(count: 4096))
         let glued = Self.ids(1, from: 50)
         try memory.remember(glued)
         let after = Self.ids(2, from: 80)
