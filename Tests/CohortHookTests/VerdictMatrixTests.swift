@@ -38,9 +38,12 @@ import Testing
         #expect(try server.expectRefused(attacker, code.rawValue, at: commit, sourceLocation: sourceLocation) == refused, sourceLocation: sourceLocation)
         #expect(resident.answered == 1, sourceLocation: sourceLocation)
         try server.use(.cohortHook)
-        // `cohort clone` of the history: refused, nothing left. From the folder (objects copied) and
-        // through file:// (a pack fetched, read by the early checks while libgit2 indexes it).
-        for source in [attacker.directory.path, "file://" + attacker.directory.path] {
+        // `cohort clone` of the history: refused, nothing left. From the folder (objects copied),
+        // through file:// (a pack libgit2 makes, deltas by id) and over smart HTTP (the pack
+        // `git upload-pack` makes, deltas by offset): both packs indexed by Cohort's indexer, their
+        // commits and notices checked ahead.
+        let smartHTTP = try SmartHTTPStandIn(serving: attacker.directory.deletingLastPathComponent(), in: server.scenario.temp)
+        for source in [attacker.directory.path, "file://" + attacker.directory.path, smartHTTP.url + "/" + attacker.directory.lastPathComponent] {
             let target = server.scenario.temp.path("clone-\(UUID().uuidString.prefix(8))")
             let cloned = try run(cohortBinary.path, ["clone", source, target.path], in: server.scenario.temp.url,
                                  environment: ["COHORT_HOME": home.directory.path])

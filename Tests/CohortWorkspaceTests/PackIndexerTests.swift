@@ -165,9 +165,9 @@ import Testing
         #expect(try Data(contentsOf: clone.appendingPathComponent("large.bin")) == large)
     }
 
-    /// A clone whose pack stops arriving half-way (a server that hangs up mid-transfer: git's smart
-    /// HTTP served by a Python stand-in that sends half of `git upload-pack`'s answer) fails, and
-    /// leaves no pack behind; the same server's whole answer then clones.
+    /// A clone whose pack stops arriving half-way (a server that hangs up mid-transfer: the stand-in
+    /// sends half of `git upload-pack`'s answer) fails, and leaves no pack behind; the same server's
+    /// whole answer then clones.
     @Test func aClonePackCutOffFailsAndWritesNothing() throws {
         let temp = try TemporaryDirectory()
         let origin = temp.path("origin.git")
@@ -182,51 +182,9 @@ import Testing
             #expect(try run("git", ["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-qm", "v\(version)"], in: work).status == 0)
         }
         #expect(try run("git", ["push", "-q", origin.path, "HEAD:refs/heads/main"], in: work).status == 0)
-        let script = #"""
-        import http.server, subprocess, sys
-        repo, port_file, mode_file = sys.argv[1], sys.argv[2], sys.argv[3]
-        def pkt(text): return b'%04x' % (len(text) + 4) + text
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = 'HTTP/1.0'
-            def log_message(self, *args): pass
-            def do_GET(self):
-                refs = subprocess.run(['git', 'upload-pack', '--stateless-rpc', '--advertise-refs', repo], capture_output=True).stdout
-                self.send_response(200)
-                self.send_header('Content-Type', 'application/x-git-upload-pack-advertisement')
-                self.end_headers()
-                self.wfile.write(pkt(b'# service=git-upload-pack\n') + b'0000' + refs)
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers['Content-Length']))
-                answer = subprocess.run(['git', 'upload-pack', '--stateless-rpc', repo], input=body, capture_output=True).stdout
-                if open(mode_file).read() == 'cut': answer = answer[:len(answer) // 2]
-                self.send_response(200)
-                self.send_header('Content-Type', 'application/x-git-upload-pack-result')
-                self.end_headers()
-                self.wfile.write(answer)
-        server = http.server.HTTPServer(('127.0.0.1', 0), Handler)
-        open(port_file, 'w').write(str(server.server_address[1]))
-        server.serve_forever()
-        """#
-        let portFile = temp.path("port"), modeFile = temp.path("mode")
-        try "cut".write(to: modeFile, atomically: true, encoding: .utf8)
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["python3", "-c", script, origin.path, portFile.path, modeFile.path]
-        // Its output goes nowhere (a child holding the tests' own output open keeps `swift test` waiting),
-        // and it is killed outright (a signal the test process ignores, its children ignore too).
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        defer {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
-        }
-        var port: Int?
-        for _ in 0..<200 where port == nil {
-            port = (try? String(contentsOf: portFile, encoding: .utf8)).flatMap { Int($0) }
-            if port == nil { usleep(50_000) }
-        }
-        let url = "http://127.0.0.1:\(try #require(port, "the server did not start"))/origin.git"
+        let server = try SmartHTTPStandIn(serving: temp.url, in: temp)
+        server.cutsPacks = true
+        let url = server.url + "/origin.git"
 
         let cut = temp.path("cut")
         let tee = try #require(PackTee())
@@ -235,7 +193,7 @@ import Testing
         let packs = cut.appendingPathComponent(".git/objects/pack")
         #expect((try? FileManager.default.contentsOfDirectory(atPath: packs.path))?.isEmpty ?? true, "a cut-off clone left a pack")
 
-        try "whole".write(to: modeFile, atomically: true, encoding: .utf8)
+        server.cutsPacks = false
         let whole = temp.path("whole")
         let again = try #require(PackTee())
         _ = try Repository.clone(from: url, into: whole, tee: again)
