@@ -5,7 +5,18 @@
 #include <string.h>
 #include <unistd.h>
 #include <spawn.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include "CGit2Shim.h"
+
+void cohort_malloc_keep_freed(void) {
+#ifdef __GLIBC__
+    // Setting either bound also stops glibc from moving them as it goes.
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
+}
 
 int cohort_git_set_owner_validation(int enabled) {
     return git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, enabled);

@@ -13,6 +13,7 @@
 #include <git2/sys/odb_backend.h>
 #include "CGit2Shim.h"
 #include "PackEntry.h"
+#include "KeptObjects.h"
 
 // A reader of one folder's packs for one repository handle. libgit2 reads packs through one state per
 // pack path for the whole process, behind a lock every thread takes several times per object; this
@@ -63,9 +64,9 @@ typedef struct {
 typedef struct {
     git_odb_backend parent;
     pthread_mutex_t lock;
-    pack_file packs[PACK_LIMIT];
-    size_t pack_count;
-    cached_base cache[CACHE_SLOTS];
+    pack_file *packs;      // pack_count of them, room for pack_room
+    size_t pack_count, pack_room;
+    cached_base *cache;    // CACHE_SLOTS, made when the first base is kept
     size_t cache_bytes;
     z_stream zlib;
     int zlib_ready;
@@ -73,6 +74,8 @@ typedef struct {
     void *last_data;       // (allocated by libgit2's allocator: handed over as it is)
     size_t last_size;
     git_object_t last_type;
+    unsigned char repository[16];   // the repository's identity, for the trees kept between handles
+    int keeps;                      // whether trees are kept between handles (KeptObjects.c)
 } pack_reader;
 
 // One pack entry's header: its kind, the size it declares, where its deflated data starts, and for a
@@ -84,6 +87,7 @@ typedef struct {
     uint64_t size;
     uint64_t data;
     uint64_t base;          // kind 6 and 7: the base's offset, in the same pack
+    unsigned char base_id[20];  // kind 7: the base's id
 } pack_entry_header;
 
 static uint64_t be64(const unsigned char *p) {
@@ -95,8 +99,9 @@ static uint64_t be64(const unsigned char *p) {
 // handles, its own and its workers', map each file once rather than once each. A process that keeps
 // running (the resident verifier) also keeps up to `kept_limit` maps no reader uses, of files still
 // at their path: unmapping in a busy process interrupts every core to flush its address translations,
-// which cost a push more than reading its objects. Maps of files gone from their path (a pack `git gc`
-// replaced, a push's quarantine) are let go when a reader next opens.
+// which cost a push more than reading its objects. A file found again under another path (a push's
+// quarantine moved into the repository) keeps its map; maps of files gone from their path (a pack
+// `git gc` replaced) are let go whenever a reader is freed.
 typedef struct shared_map {
     dev_t device;
     ino_t inode;
@@ -175,6 +180,15 @@ static int map_file(const char *path, const unsigned char **data, size_t *size) 
         while (found && !same_file(&status, found)) found = found->next;
         if (found) {
             found->users++;
+            // The same file under another name (a push's quarantine moved into the repository): the
+            // map stays, known by where the file is now.
+            if (strcmp(found->path, path) != 0) {
+                char *moved = strdup(path);
+                if (moved) {
+                    free(found->path);
+                    found->path = moved;
+                }
+            }
         } else {
             void *mapped = mmap(NULL, (size_t)status.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
             found = mapped == MAP_FAILED ? NULL : calloc(1, sizeof(shared_map));
@@ -313,7 +327,10 @@ static int read_entry_header(const pack_reader *reader, size_t pack_number, uint
     header->base = read.base_offset;
     // A delta by id in the same pack only, as libgit2 reads it (index-pack --fix-thin puts a thin
     // pack's bases there).
-    if (read.kind == 7 && (header->base = find_in_pack(pack, read.base_id)) == 0) return -1;
+    if (read.kind == 7) {
+        if ((header->base = find_in_pack(pack, read.base_id)) == 0) return -1;
+        memcpy(header->base_id, read.base_id, 20);
+    }
     header->data = offset + length;
     return 0;
 }
@@ -361,7 +378,7 @@ static size_t cached_in_all_readers;   // atomic
 
 static cached_base *cache_slot(pack_reader *reader, uint64_t key) {
     uint64_t hash = key * 0x9E3779B97F4A7C15ull;
-    return &reader->cache[hash >> (64 - CACHE_SLOT_BITS)];
+    return reader->cache ? &reader->cache[hash >> (64 - CACHE_SLOT_BITS)] : NULL;
 }
 
 static uint64_t cache_key(size_t pack, uint64_t offset) {
@@ -371,12 +388,13 @@ static uint64_t cache_key(size_t pack, uint64_t offset) {
 static const cached_base *cache_find(pack_reader *reader, size_t pack, uint64_t offset) {
     uint64_t key = cache_key(pack, offset);
     cached_base *slot = cache_slot(reader, key);
-    return slot->key == key ? slot : NULL;
+    return slot && slot->key == key ? slot : NULL;
 }
 
 // Keeps a copy of a base other deltas may need; only within the cache's bounds.
 static void cache_keep(pack_reader *reader, size_t pack, uint64_t offset, const unsigned char *data, size_t size, git_object_t type) {
     if (size > CACHE_ENTRY_BYTES) return;
+    if (!reader->cache && !(reader->cache = calloc(CACHE_SLOTS, sizeof(cached_base)))) return;
     uint64_t key = cache_key(pack, offset);
     cached_base *slot = cache_slot(reader, key);
     if (slot->key == key) return;
@@ -409,6 +427,32 @@ static void hand_over(unsigned char *data, size_t size, git_object_t type, void 
     *out = data;
     *out_size = size;
     *out_type = type;
+}
+
+static unsigned char *allocate_plain(void *context, size_t size) {
+    (void)context;
+    return malloc(size);
+}
+
+static unsigned char *allocate_for_libgit2(void *context, size_t size) {
+    return git_odb_backend_data_alloc(context, size);
+}
+
+// A copy of the tree `id` kept from an earlier handle of the same repository (KeptObjects.c), or NULL.
+static unsigned char *kept_by_id(const pack_reader *reader, const unsigned char *id, size_t *size, git_object_t *type,
+                                 unsigned char *(*allocate)(void *, size_t), void *context) {
+    unsigned char key[KEPT_KEY_BYTES];
+    memcpy(key, reader->repository, 16);
+    memcpy(key + 16, id, 20);
+    return cohort_kept_object(key, size, type, allocate, context);
+}
+
+static void keep_tree(const pack_reader *reader, const unsigned char *id, const void *data, size_t size, git_object_t type) {
+    if (!reader->keeps || type != GIT_OBJECT_TREE) return;
+    unsigned char key[KEPT_KEY_BYTES];
+    memcpy(key, reader->repository, 16);
+    memcpy(key + 16, id, 20);
+    cohort_keep_object(key, data, size, type);
 }
 
 // Reads the object whose entry is at `offset` of pack `pack_number`, of at most `max_size` bytes: its
@@ -494,6 +538,14 @@ static int read_object(pack_reader *reader, size_t pack_number, uint64_t offset,
         }
         deltas[depth++] = header;
         place = header.base;
+        // A base named by id (a pushed pack's) may be a tree kept from an earlier handle.
+        if (header.kind == 7 && reader->keeps &&
+            (base = kept_by_id(reader, header.base_id, &base_size, &type, allocate_plain, NULL)) != NULL) {
+            base_owned = 1;
+            spent += base_size;
+            if (spent > budget) goto done;
+            break;
+        }
     }
     while (depth > 0) {
         pack_entry_header *delta = &deltas[--depth];
@@ -589,9 +641,14 @@ static int reader_read(void **out, size_t *size, git_object_t *type, git_odb_bac
             *type = reader->last_type;
             reader->last_data = NULL;
             result = 0;
+        } else if (reader->keeps && (*out = kept_by_id(reader, id->id, size, type, allocate_for_libgit2, &reader->parent)) != NULL) {
+            hand_over(*out, *size, *type, out, size, type);
+            pthread_mutex_unlock(&reader->lock);
+            return 0;
         } else {
             result = read_object(reader, pack, offset, OBJECT_LIMIT, out, size, type);
         }
+        if (result == 0) keep_tree(reader, id->id, *out, *size, *type);
     }
     pthread_mutex_unlock(&reader->lock);
     return result;
@@ -610,16 +667,26 @@ static int reader_read_header(size_t *size, git_object_t *type, git_odb_backend 
 static void reader_free(git_odb_backend *backend) {
     pack_reader *reader = (pack_reader *)backend;
     for (size_t i = 0; i < reader->pack_count; i++) unmap_pack(&reader->packs[i]);
+    free(reader->packs);
     __atomic_sub_fetch(&cached_in_all_readers, reader->cache_bytes, __ATOMIC_RELAXED);
-    for (size_t i = 0; i < CACHE_SLOTS; i++) free(reader->cache[i].data);
+    if (reader->cache) {
+        for (size_t i = 0; i < CACHE_SLOTS; i++) free(reader->cache[i].data);
+        free(reader->cache);
+    }
     if (reader->zlib_ready) inflateEnd(&reader->zlib);
     if (reader->last_data) git_odb_backend_data_free(&reader->parent, reader->last_data);
     pthread_mutex_destroy(&reader->lock);
     free(reader);
+    // Maps of files gone from their path are let go here, when a handle is freed (a resident verifier
+    // frees a push's handle after it has answered), not when one opens: unmapping the last map of a
+    // deleted pack makes the kernel free the file, which a push should not wait for.
+    pthread_mutex_lock(&maps_lock);
+    drop_unused(gone_from_path, NULL);
+    pthread_mutex_unlock(&maps_lock);
 }
 
 // A read-only object database backend over the packs of `objects_directory` (index version 2).
-static int cohort_pack_reader_new(git_odb_backend **out, const char *objects_directory) {
+static int cohort_pack_reader_new(git_odb_backend **out, const char *objects_directory, const unsigned char repository[16]) {
     size_t length = strlen(objects_directory);
     if (length == 0 || length > 4000) return GIT_EINVALID;
     char folder[4100];
@@ -635,9 +702,10 @@ static int cohort_pack_reader_new(git_odb_backend **out, const char *objects_dir
         return error;
     }
     pthread_mutex_init(&reader->lock, NULL);
-    pthread_mutex_lock(&maps_lock);
-    drop_unused(gone_from_path, NULL);
-    pthread_mutex_unlock(&maps_lock);
+    if (repository && cohort_kept_objects_on()) {
+        memcpy(reader->repository, repository, 16);
+        reader->keeps = 1;
+    }
     DIR *directory = opendir(folder);
     if (directory) {
         struct dirent *entry;
@@ -646,6 +714,13 @@ static int cohort_pack_reader_new(git_odb_backend **out, const char *objects_dir
             if (name < 9 || strncmp(entry->d_name, "pack-", 5) != 0 || strcmp(entry->d_name + name - 4, ".idx") != 0) continue;
             char path[4200];
             if ((size_t)snprintf(path, sizeof(path), "%s/%s", folder, entry->d_name) >= sizeof(path)) continue;
+            if (reader->pack_count == reader->pack_room) {
+                size_t room = reader->pack_room ? 2 * reader->pack_room : 8;
+                pack_file *grown = realloc(reader->packs, room * sizeof(pack_file));
+                if (!grown) break;   // the packs not opened are libgit2's to read
+                reader->packs = grown;
+                reader->pack_room = room;
+            }
             if (open_pack(&reader->packs[reader->pack_count], path) == 0) reader->pack_count++;
         }
         closedir(directory);
@@ -662,7 +737,16 @@ int cohort_git_add_own_packs(git_repository *repository, const char *objects_dir
     int result = git_repository_odb(&odb, repository);
     if (result != 0) return result;
     git_odb_backend *backend = NULL;
-    result = cohort_pack_reader_new(&backend, objects_directory);
+    // The repository's identity: its common folder's device and inode.
+    unsigned char identity[16];
+    struct stat status;
+    int known = stat(git_repository_commondir(repository), &status) == 0;
+    if (known) {
+        uint64_t device = (uint64_t)status.st_dev, inode = (uint64_t)status.st_ino;
+        memcpy(identity, &device, 8);
+        memcpy(identity + 8, &inode, 8);
+    }
+    result = cohort_pack_reader_new(&backend, objects_directory, known ? identity : NULL);
     /* Above the default backends (loose 1, packed 2): found here first, anything else as before. */
     if (result == 0 && (result = git_odb_add_backend(odb, backend, priority)) != 0) backend->free(backend);
     git_odb_free(odb);

@@ -47,22 +47,31 @@ public enum AtomicFile {
 
     /// Reads at most `maxBytes` from `url`; a larger file is `E_TOO_LARGE`, a missing one `E_IO`.
     public static func read(_ url: URL, maxBytes: Int, what: String) throws -> Data {
-        let handle: FileHandle
-        do {
-            handle = try FileHandle(forReadingFrom: url)
-        } catch {
-            throw CohortError(.io, "cannot read \(what) at \(url.path): \(reason(of: error))", hint: "check the path")
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw CohortError(.io, "cannot read \(what) at \(url.path): \(String(cString: strerror(errno)))", hint: "check the path")
         }
-        defer { try? handle.close() }
-        let data: Data
-        do {
-            data = try handle.read(upToCount: maxBytes + 1) ?? Data()
-        } catch {
-            throw CohortError(.io, "cannot read \(what) at \(url.path): \(reason(of: error))")
+        defer { close(fd) }
+        // Read straight into a buffer the file's size (plus one byte, to see it grow past the bound):
+        // a verified-commits file is read on every push.
+        var status = stat()
+        let expected = fstat(fd, &status) == 0 && status.st_size > 0 ? min(Int(status.st_size), maxBytes) + 1 : 4096
+        var data = Data(count: expected)
+        var count = 0
+        while count <= maxBytes {
+            if count == data.count { data.count = min(data.count * 2, maxBytes + 1) }
+            let got = data.withUnsafeMutableBytes { buffer in systemRead(fd, buffer.baseAddress! + count, buffer.count - count) }
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else {
+                throw CohortError(.io, "cannot read \(what) at \(url.path): \(String(cString: strerror(errno)))")
+            }
+            if got == 0 { break }
+            count += got
         }
-        guard data.count <= maxBytes else {
+        guard count <= maxBytes else {
             throw CohortError(.tooLarge, "\(what) at \(url.path) is larger than \(maxBytes) bytes")
         }
+        data.count = count
         return data
     }
 
@@ -97,8 +106,10 @@ public enum AtomicFile {
 }
 
 #if canImport(Glibc)
+private let systemRead = Glibc.read
 private let systemWrite = Glibc.write
 #elseif canImport(Darwin)
+private let systemRead = Darwin.read
 private let systemWrite = Darwin.write
 #endif
 

@@ -59,9 +59,30 @@ public enum GitRuntime {
     /// Keeps up to `count` maps of pack files that no handle reads any more, for the next handles of a
     /// process that verifies push after push (`ResidentVerifier`): unmapping them after every push
     /// cost it more than reading the push's objects. Maps of files gone from the repository are let
-    /// go when a handle next opens its packs.
+    /// go whenever a handle is freed.
     public static func keepPackMaps(_ count: Int) {
         cohort_pack_maps_keep(Int32(clamping: count))
+    }
+
+    /// Keeps up to about `bytes` of the trees read through Cohort's pack readers for the handles that
+    /// follow, by repository and id (`ResidentVerifier`): a push's parent is usually the commit the
+    /// push before it brought, whose trees the next push compares with and whose new trees are deltas on.
+    public static func keepTrees(bytes: Int) {
+        cohort_pack_objects_keep(max(0, bytes))
+    }
+
+    /// The bytes of trees kept now, and how many reads they have answered since the process started.
+    public static var keptTrees: (bytes: Int, reads: Int) {
+        var bytes = 0, reads = 0
+        cohort_pack_objects_kept(&bytes, &reads)
+        return (bytes, reads)
+    }
+
+    /// Keeps memory the process frees for its next allocations (the C library's allocator, where it
+    /// can be told): a process that verifies push after push otherwise hands its buffers back to the
+    /// system after each push and takes them again, a page fault at a time, in the next.
+    public static func keepFreedMemory() {
+        cohort_malloc_keep_freed()
     }
 
     /// The most memory libgit2's caches of objects read may hold, in the whole process.

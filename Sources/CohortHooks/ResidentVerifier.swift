@@ -29,6 +29,8 @@ public final class ResidentVerifier: Sendable {
     static let transferSeconds = 10
     /// Maps of pack files kept between pushes (a repository's packs and their indexes).
     static let keptPackMaps = 64
+    /// Trees kept between pushes (those the last pushes read: the next push's parent's).
+    static let keptTreeBytes = 32 << 20
 
     /// Listens at `socket` (mode 0600). A stale socket left by a verifier that ended is replaced; a
     /// live one, or any other file there, is refused. At most `concurrentPushes` pushes are verified
@@ -68,6 +70,8 @@ public final class ResidentVerifier: Sendable {
         self.socket = socket
         listener = fd
         GitRuntime.keepPackMaps(Self.keptPackMaps)
+        GitRuntime.keepFreedMemory()
+        GitRuntime.keepTrees(bytes: Self.keptTreeBytes)
         identity = FileStamp(socket)
         slots = DispatchSemaphore(value: max(1, concurrentPushes))
         let environment = ProcessInfo.processInfo.environment

@@ -80,7 +80,7 @@ enum CommitPreparation {
         }
         var stream: NoticeStream?
         if case .alongside(let threads, let when) = opening, let known = try? signer.get(), when(commit, known) {
-            stream = NoticeStream(threads: threads)
+            stream = NoticeStream(threads: max(1, threads - 1))
         }
         // Each root tree is read once: for the `.cohort` folders and for the paths.
         let root = Result { try repository.entries(ofTree: commit.tree, memo: memo) }.mapCohortError()

@@ -1,4 +1,5 @@
 import CohortBase
+import CohortCollaboration
 import CohortGit
 @testable import CohortHooks
 import CohortTestSupport
@@ -285,6 +286,53 @@ final class FakeVerifier {
         try server.use(.cohortHook)
         #expect(try server.expectRefused(owner, "E_NOT_PERMITTED", at: previous, force: true) == refused)
         #expect(try server.tip() == before)
+    }
+
+    /// The verifier keeps the trees each push read for the next (`GitRuntime.keepTrees`): attacks
+    /// built on a commit it has just accepted, whose trees it holds, get the verdict the hook program
+    /// gives them (a notice deleted, a notice rewritten, a file added beside the notices), the kept
+    /// trees answer reads on the way, and a good push after them still lands.
+    @Test func treesKeptFromTheLastPushChangeNoVerdict() throws {
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let resident = try RunningVerifier()
+        defer { resident.stop() }
+        try server.useResident(resident.socket)
+        let bo = try server.clone("bo", for: scenario.bo)
+        let me = try signer(scenario.bo.home, in: bo)
+        // Every push kept as a pack, read through the verifier's own pack readers.
+        #expect(try run("git", ["--git-dir", server.bare.path, "config", "receive.unpackLimit", "1"], in: bo.directory).status == 0)
+        try Data("rye\n".utf8).write(to: bo.directory.appendingPathComponent("rye.md"))
+        _ = try #require(try bo.commitChanges(message: "rye"))
+        try server.expectAccepted(bo)
+        let accepted = try bo.head().commit
+        let notices = try run("git", ["ls-tree", "-r", "--name-only", accepted.hex, CohortLayout.notices], in: bo.directory).stdout
+            .split(separator: "\n").map(String.init)
+        let path = try #require(notices.last)
+        var rewritten = try Data(contentsOf: bo.directory.appendingPathComponent(path))
+        let place = try #require(rewritten.lastIndex(of: UInt8(ascii: "=")).map { $0 - 8 })
+        rewritten[place] = rewritten[place] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        let attacks: [(removing: Set<String>, files: [String: Data], code: String)] = [
+            ([path], [:], "E_NOT_PERMITTED"),
+            ([], [path: rewritten], "E_NOT_PERMITTED"),
+            ([], [CohortLayout.folder + "/notes.txt": Data("beside the notices\n".utf8)], "E_NOT_PERMITTED"),
+        ]
+        for attack in attacks {
+            let reads = GitRuntime.keptTrees.reads
+            let forged = try forge(bo, signer: me, files: attack.files, removing: attack.removing)
+            try server.useResident(resident.socket)
+            let refused = try server.expectRefused(bo, attack.code, at: forged)
+            #expect(GitRuntime.keptTrees.reads > reads, "the verifier read trees it kept from the accepted push")
+            try server.use(.cohortHook)
+            #expect(try server.expectRefused(bo, attack.code, at: forged) == refused)
+            #expect(try server.tip() == accepted.hex)
+            try bo.repository.updateReference("refs/heads/main", to: accepted, expected: forged, message: "back")
+        }
+        try server.useResident(resident.socket)
+        try Data("more rye\n".utf8).write(to: bo.directory.appendingPathComponent("rye.md"))
+        _ = try #require(try bo.commitChanges(message: "more rye"))
+        try server.expectAccepted(bo)
+        #expect(resident.answered == 2 + attacks.count)
     }
 
     /// A verifier busy with as many pushes as it takes answers `elsewhere`: the next push is verified

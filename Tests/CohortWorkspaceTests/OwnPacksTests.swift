@@ -237,6 +237,68 @@ import Testing
         #expect(try plain.rawObject(ids[3], maxBytes: 1 << 20) == Data("plain".utf8))
     }
 
+    /// Trees kept between handles, as a resident verifier keeps them (`GitRuntime.keepTrees`): a later
+    /// handle reads every object as a plain handle does, trees and the bases of deltas by id coming
+    /// from what an earlier one kept. And no repository is served another's trees: in a copy whose
+    /// index is forged (two trees' places swapped, so that one id names the other's bytes), every
+    /// object reads, with the original's trees kept, exactly as libgit2 reads it there.
+    @Test func keptTreesServeOnlyTheRepositoryTheyCameFrom() throws {
+        GitRuntime.keepTrees(bytes: 32 << 20)
+        let directory = try TemporaryDirectory()
+        let original = try deltifiedRepository(in: directory, packing: "id")
+        let ids = try objectIDs(in: original)
+        let kinds = try run("/usr/bin/git", ["cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)"], in: original)
+        let trees = try kinds.stdout.split(separator: "\n").filter { $0.hasSuffix(" tree") }.map { try ObjectID(hex: String($0.prefix(40))) }
+        #expect(trees.count > 100)
+        var expected: [ObjectID: Data] = [:]
+        do {
+            let plain = try Repository.reopen(.path(original))
+            for id in ids { expected[id] = try plain.rawObject(id, maxBytes: 1 << 20) }
+        }
+        do {
+            let first = try Repository.reopen(.path(original), ownPacks: true)
+            for id in ids { _ = try first.rawObject(id, maxBytes: 1 << 20) }
+        }
+        let before = GitRuntime.keptTrees.reads
+        let second = try Repository.reopen(.path(original), ownPacks: true)
+        for id in ids.reversed() {
+            #expect(try second.rawObject(id, maxBytes: 1 << 20) == expected[id], "\(id.hex)")
+        }
+        #expect(GitRuntime.keptTrees.reads >= before + trees.count, "the second handle read its trees from the kept ones")
+
+        // The copy, its index forged: the first two trees of different sizes swap places.
+        let copy = directory.path("forged")
+        try FileManager.default.copyItem(at: original, to: copy)
+        let packs = copy.appendingPathComponent(".git/objects/pack")
+        let indexName = try #require(try FileManager.default.contentsOfDirectory(atPath: packs.path).first { $0.hasSuffix(".idx") })
+        let index = packs.appendingPathComponent(indexName)
+        var forged = try Data(contentsOf: index)
+        let count = Int(forged[8 + 255 * 4]) << 24 | Int(forged[8 + 255 * 4 + 1]) << 16 | Int(forged[8 + 255 * 4 + 2]) << 8 | Int(forged[8 + 255 * 4 + 3])
+        let listed = (0..<count).map { forged.subdata(in: (8 + 1024 + 20 * $0)..<(8 + 1024 + 20 * $0 + 20)) }
+        let first = try #require(trees.first)
+        let other = try #require(trees.first { expected[$0]?.count != expected[first]?.count })
+        let places = try [first, other].map { id in try #require(listed.firstIndex(of: bytes(of: id))) }
+        for table in [8 + 1024 + 20 * count, 8 + 1024 + 24 * count] {   // CRCs, then offsets
+            let (a, b) = (table + 4 * places[0], table + 4 * places[1])
+            let swapped = (forged.subdata(in: b..<(b + 4)), forged.subdata(in: a..<(a + 4)))
+            forged.replaceSubrange(a..<(a + 4), with: swapped.0)
+            forged.replaceSubrange(b..<(b + 4), with: swapped.1)
+        }
+        let body = directory.path("index-body")
+        try forged.prefix(forged.count - 20).write(to: body)
+        let digest = try run("/usr/bin/sha1sum", [body.path], in: directory.url).stdout.prefix(40)
+        forged.replaceSubrange((forged.count - 20)..<forged.count, with: bytes(of: try ObjectID(hex: String(digest))))
+        #expect(chmod(index.path, 0o644) == 0)
+        try forged.write(to: index)
+
+        let plainCopy = try Repository.reopen(.path(copy))
+        #expect(try plainCopy.rawObject(first, maxBytes: 1 << 20) == expected[other], "the forged index names the other tree's bytes")
+        let ownCopy = try Repository.reopen(.path(copy), ownPacks: true)
+        for id in ids {
+            #expect((try? ownCopy.rawObject(id, maxBytes: 1 << 20)) == (try? plainCopy.rawObject(id, maxBytes: 1 << 20)), "\(id.hex)")
+        }
+    }
+
     /// 60 versions of two documents, committed by git alone and repacked so that most trees and blobs
     /// are deltas: by offset, by id, or by offset with every offset in the index's 64-bit table.
     private func deltifiedRepository(in directory: TemporaryDirectory, packing: String) throws -> URL {
@@ -272,6 +334,10 @@ import Testing
         let deltas = listed.stdout.split(separator: "\n").filter { $0.split(separator: " ", omittingEmptySubsequences: true).count == 7 }
         #expect(deltas.count > 100, "\(listed.stdout)")
         return folder
+    }
+
+    private func bytes(of id: ObjectID) -> Data {
+        withUnsafeBytes(of: id.raw.id) { Data($0) }
     }
 
     private func objectIDs(in folder: URL) throws -> [ObjectID] {

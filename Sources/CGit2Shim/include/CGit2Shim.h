@@ -46,6 +46,18 @@ int cohort_git_add_own_packs(git_repository *repository, const char *objects_dir
 /// unmapped when its last reader goes). For a process that verifies push after push.
 void cohort_pack_maps_keep(int count);
 
+/// Keeps, between repository handles, up to about `bytes` of the trees Cohort's pack readers read
+/// (0, the default: none), for the next handles of a process that verifies push after push: each
+/// push's parent is usually the commit the push before it brought. Keyed by repository and id.
+void cohort_pack_objects_keep(size_t bytes);
+
+/// The bytes of trees kept now, and how many reads kept trees have answered since the start.
+void cohort_pack_objects_kept(size_t *bytes, size_t *reads);
+
+/// Tells glibc's allocator to keep freed memory for later allocations (buffers up to 32 MiB from its
+/// heaps, no trimming below 64 MiB free) rather than return it to the system; nothing elsewhere.
+void cohort_malloc_keep_freed(void);
+
 /// A copy of the pack a clone fetches, indexed by Cohort's own indexer as it arrives, which hands on
 /// the commits and the blobs that may be notices it names to a reader on another thread (`PackTee.c`).
 typedef struct cohort_pack_tee cohort_pack_tee;
