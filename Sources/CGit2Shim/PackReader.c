@@ -732,7 +732,7 @@ static int cohort_pack_reader_new(git_odb_backend **out, const char *objects_dir
     return 0;
 }
 
-int cohort_git_add_own_packs(git_repository *repository, const char *objects_directory, int priority) {
+int cohort_git_add_own_packs(git_repository *repository, const char *objects_directory, int priority, int keep_trees) {
     git_odb *odb = NULL;
     int result = git_repository_odb(&odb, repository);
     if (result != 0) return result;
@@ -740,7 +740,7 @@ int cohort_git_add_own_packs(git_repository *repository, const char *objects_dir
     // The repository's identity: its common folder's device and inode.
     unsigned char identity[16];
     struct stat status;
-    int known = stat(git_repository_commondir(repository), &status) == 0;
+    int known = keep_trees && stat(git_repository_commondir(repository), &status) == 0;
     if (known) {
         uint64_t device = (uint64_t)status.st_dev, inode = (uint64_t)status.st_ino;
         memcpy(identity, &device, 8);

@@ -28,6 +28,9 @@ public final class Repository {
     var batch: ObjectBatch?
     /// Whether `stageAll(writeIndex: false)` staged something the index file does not hold yet.
     var indexUnwritten = false
+    /// Whether this handle's own pack readers read and keep trees kept between handles
+    /// (`reopen(_:ownPacks:keepingTrees:)`): handles opened for it, a verification's workers', do too.
+    public private(set) var keepsTrees = false
 
     deinit {
         git_repository_free(pointer)
@@ -69,8 +72,11 @@ public final class Repository {
     /// object folders through a reader of its own (`cohort_pack_reader_new`): libgit2 reads packs
     /// through one state per pack path for the whole process, and two threads reading objects through
     /// it took longer than one (Docs/Benchmarks.md). Objects found nowhere else (loose, in other
-    /// alternates), and pack entries that reader leaves to libgit2, are read as before.
-    public static func reopen(_ origin: Origin, ownPacks: Bool = false) throws -> Repository {
+    /// alternates), and pack entries that reader leaves to libgit2, are read as before. With
+    /// `keepingTrees` too, those readers read trees kept by earlier such handles of the same repository
+    /// and keep the trees they read (`GitRuntime.keepTrees`, which bounds them; a resident verifier's
+    /// handles, whose next push's parent is usually the last push's commit).
+    public static func reopen(_ origin: Origin, ownPacks: Bool = false, keepingTrees: Bool = false) throws -> Repository {
         let repository = switch origin {
         case .path(let url): try Repository(at: url)
         case .environment: try Repository.openFromEnvironment()
@@ -83,8 +89,9 @@ public final class Repository {
             // libgit2's own backends (priorities 1 and 2). A folder whose reader cannot be made is read
             // by libgit2 as before: the reader only ever speeds a read up.
             for (index, folder) in folders.enumerated() {
-                _ = cohort_git_add_own_packs(repository.pointer, folder, Int32(3 + folders.count - index))
+                _ = cohort_git_add_own_packs(repository.pointer, folder, Int32(3 + folders.count - index), keepingTrees ? 1 : 0)
             }
+            repository.keepsTrees = keepingTrees
         }
         return repository
     }

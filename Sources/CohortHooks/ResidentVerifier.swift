@@ -153,7 +153,7 @@ public final class ResidentVerifier: Sendable {
             return
         }
         // A repository this process cannot open as the hook would is the hook's to verify.
-        guard let repository = try? Repository.reopen(.hook(objects), ownPacks: true) else {
+        guard let repository = try? Repository.reopen(.hook(objects), ownPacks: true, keepingTrees: true) else {
             reply(connection, .elsewhere, "")
             return
         }

@@ -61,9 +61,10 @@ enum CommitPreparation {
         /// own). The worker opens them before the rules know whether the signer may commit, so what
         /// it holds stays bounded; a merge's, or more, are opened by the rules once the signer may.
         case here
-        /// As the walk of the changes finds them, on `threads` other threads, when the commit's signer
-        /// passes `when` (a participant of the state the commit starts from): the rules' thread
-        /// reads the trees and the blobs meanwhile.
+        /// As the walk of the changes finds them, on `threads - 1` other threads (at least one), when
+        /// the commit's signer passes `when` (a participant of the state the commit starts from): the
+        /// rules' thread reads the trees and the blobs meanwhile, and joins them once it has. One
+        /// thread a core: a third thread on two cores only slowed the walk that feeds them.
         case alongside(threads: Int, when: (Commit, CommitSigner) -> Bool)
     }
 

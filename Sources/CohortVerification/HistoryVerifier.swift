@@ -86,7 +86,7 @@ public final class HistoryVerifier {
     public func prepare(_ ids: [ObjectID], threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
         self.threads = threads
         guard threads > 1, ids.count >= CommitPreparation.minimumBatch else { return }
-        pipelines.append(PreparationPipeline(ids, origin: repository.origin, threads: threads))
+        pipelines.append(PreparationPipeline(ids, origin: repository.origin, keepingTrees: repository.keepsTrees, threads: threads))
     }
 
     /// Stops the preparations under way (their threads end after the commit each has in hand):

@@ -237,7 +237,8 @@ import Testing
         #expect(try plain.rawObject(ids[3], maxBytes: 1 << 20) == Data("plain".utf8))
     }
 
-    /// Trees kept between handles, as a resident verifier keeps them (`GitRuntime.keepTrees`): a later
+    /// Trees kept between handles, as a resident verifier keeps them (`GitRuntime.keepTrees`, handles
+    /// opened `keepingTrees`; others, as in the tests above, neither read nor keep them): a later
     /// handle reads every object as a plain handle does, trees and the bases of deltas by id coming
     /// from what an earlier one kept. And no repository is served another's trees: in a copy whose
     /// index is forged (two trees' places swapped, so that one id names the other's bytes), every
@@ -256,11 +257,11 @@ import Testing
             for id in ids { expected[id] = try plain.rawObject(id, maxBytes: 1 << 20) }
         }
         do {
-            let first = try Repository.reopen(.path(original), ownPacks: true)
+            let first = try Repository.reopen(.path(original), ownPacks: true, keepingTrees: true)
             for id in ids { _ = try first.rawObject(id, maxBytes: 1 << 20) }
         }
         let before = GitRuntime.keptTrees.reads
-        let second = try Repository.reopen(.path(original), ownPacks: true)
+        let second = try Repository.reopen(.path(original), ownPacks: true, keepingTrees: true)
         for id in ids.reversed() {
             #expect(try second.rawObject(id, maxBytes: 1 << 20) == expected[id], "\(id.hex)")
         }
@@ -293,7 +294,7 @@ import Testing
 
         let plainCopy = try Repository.reopen(.path(copy))
         #expect(try plainCopy.rawObject(first, maxBytes: 1 << 20) == expected[other], "the forged index names the other tree's bytes")
-        let ownCopy = try Repository.reopen(.path(copy), ownPacks: true)
+        let ownCopy = try Repository.reopen(.path(copy), ownPacks: true, keepingTrees: true)
         for id in ids {
             #expect((try? ownCopy.rawObject(id, maxBytes: 1 << 20)) == (try? plainCopy.rawObject(id, maxBytes: 1 << 20)), "\(id.hex)")
         }

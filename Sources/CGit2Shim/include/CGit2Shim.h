@@ -38,9 +38,10 @@ const char *cohort_git_deferred_certificate_directory(void);
 /// through one state per pack path for the whole process, behind a lock every reading thread takes),
 /// tried before the packs it shares, at `priority` (above libgit2's own backends, 1 and 2). Whatever
 /// the reader does not take as well-formed it passes on (GIT_PASSTHROUGH), so libgit2's own pack
-/// reader still reads, or refuses, it. 0, or a negative libgit2 error code (the handle then reads as
-/// before).
-int cohort_git_add_own_packs(git_repository *repository, const char *objects_directory, int priority);
+/// reader still reads, or refuses, it. With `keep_trees` (and `cohort_pack_objects_keep` given a
+/// size), the reader also reads and keeps trees kept between handles, by the repository's identity and
+/// id. 0, or a negative libgit2 error code (the handle then reads as before).
+int cohort_git_add_own_packs(git_repository *repository, const char *objects_directory, int priority, int keep_trees);
 
 /// How many maps of pack and index files no reader uses the process keeps (0, the default: each is
 /// unmapped when its last reader goes). For a process that verifies push after push.
