@@ -12,9 +12,11 @@
 
 void cohort_malloc_keep_freed(void) {
 #ifdef __GLIBC__
-    // Setting either bound also stops glibc from moving them as it goes.
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+    // Setting either bound also stops glibc from moving them as it goes. What stays unreturned is
+    // bounded: at most 4 arenas (a push's few threads share them), each keeping at most 16 MiB free.
+    mallopt(M_ARENA_MAX, 4);
+    mallopt(M_MMAP_THRESHOLD, 16 << 20);
+    mallopt(M_TRIM_THRESHOLD, 16 << 20);
 #endif
 }
 

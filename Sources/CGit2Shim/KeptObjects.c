@@ -14,15 +14,19 @@
 // The trees the pack readers of a resident verifier read, kept by repository and id for the handles
 // that follow. A push's parent is usually the commit the push before it brought, so the trees that
 // push read anew are the ones the next push diffs against, and the bases its new trees are deltas on
-// (a pushed pack's deltas name their base by id): kept, neither is inflated again. An id names its
-// content (git's index-pack computes the ids of every pack a push brings), so a kept tree is the tree
-// whatever pack it came from; keys also carry the repository, so no repository is ever served another
-// one's objects. Two generations bound the memory: when the newer is full the older is dropped and
-// the newer takes its place; a tree found in the older moves to the newer. Buckets are chosen by a
-// keyed hash with a random key, so that nobody can choose ids that pile up in one.
+// (a pushed pack's deltas name their base by id): kept, neither is inflated again. A tree is kept only
+// once its bytes hash to its id (`PackReader.c`), so a kept tree is the tree whatever pack it came
+// from, even one whose index lies; keys also carry the repository, and a reader only asks for an id
+// its own packs list. Two generations bound the memory, each entry's header counted: when the newer
+// is full the older is dropped (freed once the lock is let go) and the newer takes its place; a tree
+// found in the older moves to the newer while it has room. Buckets are chosen by a keyed hash with a
+// random key, so that nobody can choose ids that pile up in one.
 
-#define BUCKETS 4096
+#define BUCKETS 16384
 #define LARGEST_KEPT ((size_t)1 << 20)
+// What an entry costs beside its bytes (its header, and the allocator's own): counted against the
+// bound, so that a push of many tiny trees cannot keep many times the bound in entries.
+#define ENTRY_OVERHEAD (sizeof(kept_object) + 16)
 
 typedef struct kept_object {
     struct kept_object *next;
@@ -38,16 +42,28 @@ typedef struct {
 } generation;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static generation generations[2];   // [0] the newer
-static size_t generation_limit;     // bytes of objects per generation; 0: nothing is kept
+static generation *generations[2];   // [0] the newer; made when keeping starts
+static size_t generation_limit;      // bytes per generation, entries' costs included; 0: nothing is kept
 static uint64_t seed[2];
-static size_t served;               // reads answered from kept trees
+static size_t served;                // reads answered from kept trees
 
-static void empty(generation *g);
+// Frees a generation's entries and the generation (with `lock` not held: a generation of tiny trees
+// takes a while, and readers of every push wait on `lock`).
+static void free_generation(generation *g) {
+    if (!g) return;
+    for (size_t i = 0; i < BUCKETS; i++) {
+        for (kept_object *object = g->buckets[i], *next; object; object = next) {
+            next = object->next;
+            free(object);
+        }
+    }
+    free(g);
+}
 
 void cohort_pack_objects_keep(size_t bytes) {
+    generation *dropped[2] = {NULL, NULL};
     pthread_mutex_lock(&lock);
-    if (generation_limit == 0 && bytes > 0) {
+    if (bytes > 0 && !generations[0]) {
 #ifdef __APPLE__
         arc4random_buf(seed, sizeof(seed));
 #else
@@ -56,19 +72,31 @@ void cohort_pack_objects_keep(size_t bytes) {
             return;   // no key for the buckets: keep nothing rather than use a guessable one
         }
 #endif
+        generations[0] = calloc(1, sizeof(generation));
+        generations[1] = calloc(1, sizeof(generation));
+        if (!generations[0] || !generations[1]) {
+            free(generations[0]);
+            free(generations[1]);
+            generations[0] = generations[1] = NULL;
+            pthread_mutex_unlock(&lock);
+            return;
+        }
     }
-    generation_limit = bytes / 2;
-    // Smaller bounds apply from the next tree kept; none lets every tree go now.
+    // Smaller bounds apply from the next tree kept; none lets every tree go.
+    generation_limit = generations[0] ? bytes / 2 : 0;
     if (generation_limit == 0) {
-        empty(&generations[0]);
-        empty(&generations[1]);
+        dropped[0] = generations[0];
+        dropped[1] = generations[1];
+        generations[0] = generations[1] = NULL;
     }
     pthread_mutex_unlock(&lock);
+    free_generation(dropped[0]);
+    free_generation(dropped[1]);
 }
 
 void cohort_pack_objects_kept(size_t *bytes, size_t *reads) {
     pthread_mutex_lock(&lock);
-    *bytes = generations[0].bytes + generations[1].bytes;
+    *bytes = generations[0] ? generations[0]->bytes + generations[1]->bytes : 0;
     *reads = served;
     pthread_mutex_unlock(&lock);
 }
@@ -90,7 +118,7 @@ static size_t bucket_of(const unsigned char *key) {
         hash *= 0x9E3779B97F4A7C15ull;
         hash ^= hash >> 29;
     }
-    return (size_t)(hash >> 52) & (BUCKETS - 1);
+    return (size_t)(hash >> 50) & (BUCKETS - 1);
 }
 
 // The entry for `key` in `g`, and the link that points at it (with `lock` held).
@@ -100,44 +128,27 @@ static kept_object **find_link(generation *g, const unsigned char *key, size_t b
     return link;
 }
 
-static void empty(generation *g) {
-    for (size_t i = 0; i < BUCKETS; i++) {
-        for (kept_object *object = g->buckets[i], *next; object; object = next) {
-            next = object->next;
-            free(object);
-        }
-        g->buckets[i] = NULL;
-    }
-    g->bytes = 0;
-}
-
-// Makes room in the newer generation for `size` bytes (with `lock` held).
-static void make_room(size_t size) {
-    if (generations[0].bytes + size <= generation_limit) return;
-    empty(&generations[1]);
-    generations[1] = generations[0];
-    memset(&generations[0], 0, sizeof(generations[0]));
-}
-
 unsigned char *cohort_kept_object(const unsigned char key[KEPT_KEY_BYTES], size_t *size, git_object_t *type,
                                   unsigned char *(*allocate)(void *context, size_t size), void *context) {
     unsigned char *copy = NULL;
     pthread_mutex_lock(&lock);
     if (generation_limit > 0) {
         size_t bucket = bucket_of(key);
-        kept_object **link = find_link(&generations[0], key, bucket);
+        kept_object **link = find_link(generations[0], key, bucket);
         if (!*link) {
-            kept_object **older = find_link(&generations[1], key, bucket);
+            kept_object **older = find_link(generations[1], key, bucket);
             kept_object *found = *older;
-            if (found) {
-                // Used again: into the newer generation.
+            if (found && generations[0]->bytes + ENTRY_OVERHEAD + found->size <= generation_limit) {
+                // Used again: into the newer generation, while it has room (a full one is left as it
+                // is: moving it would drop the older generation, this entry's own, under the lock).
                 *older = found->next;
-                generations[1].bytes -= found->size;
-                make_room(found->size);
-                found->next = generations[0].buckets[bucket];
-                generations[0].buckets[bucket] = found;
-                generations[0].bytes += found->size;
-                link = &generations[0].buckets[bucket];
+                generations[1]->bytes -= ENTRY_OVERHEAD + found->size;
+                found->next = generations[0]->buckets[bucket];
+                generations[0]->buckets[bucket] = found;
+                generations[0]->bytes += ENTRY_OVERHEAD + found->size;
+                link = &generations[0]->buckets[bucket];
+            } else if (found) {
+                link = older;
             }
         }
         kept_object *object = *link;
@@ -153,22 +164,40 @@ unsigned char *cohort_kept_object(const unsigned char key[KEPT_KEY_BYTES], size_
 }
 
 void cohort_keep_object(const unsigned char key[KEPT_KEY_BYTES], const unsigned char *data, size_t size, git_object_t type) {
+    kept_object *object = NULL;
+    generation *dropped = NULL;
     pthread_mutex_lock(&lock);
-    if (generation_limit > 0 && size <= LARGEST_KEPT && size <= generation_limit) {
+    size_t cost = ENTRY_OVERHEAD + size;
+    if (generation_limit > 0 && size <= LARGEST_KEPT && cost <= generation_limit) {
         size_t bucket = bucket_of(key);
-        if (!*find_link(&generations[0], key, bucket) && !*find_link(&generations[1], key, bucket)) {
-            kept_object *object = malloc(sizeof(kept_object) + size);
+        if (!*find_link(generations[0], key, bucket) && !*find_link(generations[1], key, bucket)) {
+            object = malloc(sizeof(kept_object) + size);
             if (object) {
                 memcpy(object->key, key, KEPT_KEY_BYTES);
                 memcpy(object->data, data, size);
                 object->type = type;
                 object->size = size;
-                make_room(size);
-                object->next = generations[0].buckets[bucket];
-                generations[0].buckets[bucket] = object;
-                generations[0].bytes += size;
+                if (generations[0]->bytes + cost > generation_limit) {
+                    // The newer generation is full: the older goes (freed below, unlocked), the newer
+                    // becomes the older, and a fresh one takes this entry.
+                    generation *fresh = calloc(1, sizeof(generation));
+                    if (!fresh) {
+                        free(object);
+                        object = NULL;
+                    } else {
+                        dropped = generations[1];
+                        generations[1] = generations[0];
+                        generations[0] = fresh;
+                    }
+                }
+                if (object) {
+                    object->next = generations[0]->buckets[bucket];
+                    generations[0]->buckets[bucket] = object;
+                    generations[0]->bytes += cost;
+                }
             }
         }
     }
     pthread_mutex_unlock(&lock);
+    free_generation(dropped);
 }

@@ -111,6 +111,7 @@ typedef struct shared_map {
     const unsigned char *data;
     int users;
     uint64_t released;     // when the last user let go (a counter), for the oldest to go first
+    int stale;             // a deleted file's, whose identity another file took: let go when unused
     struct shared_map *next;
 } shared_map;
 
@@ -148,7 +149,7 @@ static void drop_unused(int (*drop)(const shared_map *map, void *context), void 
 static int gone_from_path(const shared_map *map, void *context) {
     (void)context;
     struct stat status;
-    return stat(map->path, &status) != 0 || !same_file(&status, map);
+    return map->stale || stat(map->path, &status) != 0 || !same_file(&status, map);
 }
 
 static int released_before(const shared_map *map, void *context) {
@@ -177,7 +178,15 @@ static int map_file(const char *path, const unsigned char **data, size_t *size) 
     if (fstat(fd, &status) == 0 && S_ISREG(status.st_mode) && status.st_size > 0) {
         pthread_mutex_lock(&maps_lock);
         shared_map *found = maps;
-        while (found && !same_file(&status, found)) found = found->next;
+        while (found && (found->stale || !same_file(&status, found))) found = found->next;
+        // A map of a deleted file whose device, inode, size and time a new file happens to take is not
+        // that file: its last 20 bytes (a pack's or an index's checksum) must be the file's too.
+        unsigned char trailer[20];
+        if (found && (status.st_size < 20 || pread(fd, trailer, 20, status.st_size - 20) != 20 ||
+                      memcmp(trailer, found->data + found->size - 20, 20) != 0)) {
+            found->stale = 1;
+            found = NULL;
+        }
         if (found) {
             found->users++;
             // The same file under another name (a push's quarantine moved into the repository): the
@@ -447,8 +456,13 @@ static unsigned char *kept_by_id(const pack_reader *reader, const unsigned char 
     return cohort_kept_object(key, size, type, allocate, context);
 }
 
+// Keeps a tree the reader read for later handles, once its bytes hash to its id: what is kept is the
+// tree the id names, whatever a damaged or forged index said (this reader, like libgit2 as Cohort
+// runs it, does not check the hash of what it reads).
 static void keep_tree(const pack_reader *reader, const unsigned char *id, const void *data, size_t size, git_object_t type) {
     if (!reader->keeps || type != GIT_OBJECT_TREE) return;
+    git_oid named;
+    if (git_odb_hash(&named, data, size, GIT_OBJECT_TREE) != 0 || memcmp(named.id, id, 20) != 0) return;
     unsigned char key[KEPT_KEY_BYTES];
     memcpy(key, reader->repository, 16);
     memcpy(key + 16, id, 20);

@@ -248,9 +248,13 @@ import Testing
         let directory = try TemporaryDirectory()
         let original = try deltifiedRepository(in: directory, packing: "id")
         let ids = try objectIDs(in: original)
-        let kinds = try run("/usr/bin/git", ["cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)"], in: original)
-        let trees = try kinds.stdout.split(separator: "\n").filter { $0.hasSuffix(" tree") }.map { try ObjectID(hex: String($0.prefix(40))) }
-        #expect(trees.count > 100)
+        let kinds = try run("/usr/bin/git", ["cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype) %(deltabase)"], in: original)
+        let treeLines = kinds.stdout.split(separator: "\n").filter { $0.contains(" tree ") }
+        let trees = try treeLines.map { try ObjectID(hex: String($0.prefix(40))) }
+        // Trees stored whole: a read of one goes to the kept trees before the pack (a delta is read
+        // whole once for its header, and that read is what the handle is given).
+        let whole = try treeLines.filter { $0.hasSuffix(" " + String(repeating: "0", count: 40)) }.map { try ObjectID(hex: String($0.prefix(40))) }
+        #expect(trees.count > 100 && whole.count >= 2)
         var expected: [ObjectID: Data] = [:]
         do {
             let plain = try Repository.reopen(.path(original))
@@ -267,7 +271,7 @@ import Testing
         }
         #expect(GitRuntime.keptTrees.reads >= before + trees.count, "the second handle read its trees from the kept ones")
 
-        // The copy, its index forged: the first two trees of different sizes swap places.
+        // The copy, its index forged: two trees stored whole, of different sizes, swap places.
         let copy = directory.path("forged")
         try FileManager.default.copyItem(at: original, to: copy)
         let packs = copy.appendingPathComponent(".git/objects/pack")
@@ -276,8 +280,8 @@ import Testing
         var forged = try Data(contentsOf: index)
         let count = Int(forged[8 + 255 * 4]) << 24 | Int(forged[8 + 255 * 4 + 1]) << 16 | Int(forged[8 + 255 * 4 + 2]) << 8 | Int(forged[8 + 255 * 4 + 3])
         let listed = (0..<count).map { forged.subdata(in: (8 + 1024 + 20 * $0)..<(8 + 1024 + 20 * $0 + 20)) }
-        let first = try #require(trees.first)
-        let other = try #require(trees.first { expected[$0]?.count != expected[first]?.count })
+        let first = try #require(whole.first)
+        let other = try #require(whole.first { expected[$0]?.count != expected[first]?.count })
         let places = try [first, other].map { id in try #require(listed.firstIndex(of: bytes(of: id))) }
         for table in [8 + 1024 + 20 * count, 8 + 1024 + 24 * count] {   // CRCs, then offsets
             let (a, b) = (table + 4 * places[0], table + 4 * places[1])
@@ -294,9 +298,35 @@ import Testing
 
         let plainCopy = try Repository.reopen(.path(copy))
         #expect(try plainCopy.rawObject(first, maxBytes: 1 << 20) == expected[other], "the forged index names the other tree's bytes")
-        let ownCopy = try Repository.reopen(.path(copy), ownPacks: true, keepingTrees: true)
-        for id in ids {
-            #expect((try? ownCopy.rawObject(id, maxBytes: 1 << 20)) == (try? plainCopy.rawObject(id, maxBytes: 1 << 20)), "\(id.hex)")
+        for _ in 0..<2 {
+            let ownCopy = try Repository.reopen(.path(copy), ownPacks: true, keepingTrees: true)
+            for id in ids {
+                #expect((try? ownCopy.rawObject(id, maxBytes: 1 << 20)) == (try? plainCopy.rawObject(id, maxBytes: 1 << 20)), "\(id.hex)")
+            }
+        }
+        // What the forged index made the copy read was never kept as those trees (a tree is kept
+        // only once its bytes hash to its id): with its index repaired, the copy reads its own again,
+        // and the original reads its own through kept trees.
+        try FileManager.default.removeItem(at: index)
+        try FileManager.default.copyItem(at: original.appendingPathComponent(".git/objects/pack/\(indexName)"), to: index)
+        for folder in [copy, original] {
+            let repaired = try Repository.reopen(.path(folder), ownPacks: true, keepingTrees: true)
+            for id in [first, other] {
+                #expect(try repaired.rawObject(id, maxBytes: 1 << 20) == expected[id], "\(id.hex) in \(folder.lastPathComponent)")
+            }
+        }
+
+        // Nothing kept is read for an id the repository's packs no longer list.
+        let emptied = directory.path("emptied")
+        try FileManager.default.copyItem(at: original, to: emptied)
+        do {
+            let reading = try Repository.reopen(.path(emptied), ownPacks: true, keepingTrees: true)
+            for id in trees { _ = try reading.rawObject(id, maxBytes: 1 << 20) }
+        }
+        try FileManager.default.removeItem(at: emptied.appendingPathComponent(".git/objects/pack"))
+        let after = try Repository.reopen(.path(emptied), ownPacks: true, keepingTrees: true)
+        for id in trees.prefix(20) {
+            #expect(throws: CohortError.self, "\(id.hex)") { try after.rawObject(id, maxBytes: 1 << 20) }
         }
     }
 

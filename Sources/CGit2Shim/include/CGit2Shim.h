@@ -55,8 +55,9 @@ void cohort_pack_objects_keep(size_t bytes);
 /// The bytes of trees kept now, and how many reads kept trees have answered since the start.
 void cohort_pack_objects_kept(size_t *bytes, size_t *reads);
 
-/// Tells glibc's allocator to keep freed memory for later allocations (buffers up to 32 MiB from its
-/// heaps, no trimming below 64 MiB free) rather than return it to the system; nothing elsewhere.
+/// Tells glibc's allocator to keep freed memory for later allocations (buffers up to 16 MiB from its
+/// heaps, no trimming below 16 MiB free, at most 4 arenas) rather than return it to the system;
+/// nothing elsewhere.
 void cohort_malloc_keep_freed(void);
 
 /// A copy of the pack a clone fetches, indexed by Cohort's own indexer as it arrives, which hands on
