@@ -83,8 +83,11 @@ public final class Repository {
         case .hook(let objects): try Repository.opening(objects)
         }
         if ownPacks {
+            // The environment only names a quarantine for a handle opened from it (building the
+            // dictionary cost a resident verifier's push about a third of opening its repository).
+            let environment: [String: String] = if case .environment = origin { ProcessInfo.processInfo.environment } else { [:] }
             let folders = ownPackFolders(origin: origin, commonDirectory: String(cString: git_repository_commondir(repository.pointer)),
-                                         environment: ProcessInfo.processInfo.environment)
+                                         environment: environment)
             // In the order libgit2 reads them, the quarantine's before the repository's, both above
             // libgit2's own backends (priorities 1 and 2). A folder whose reader cannot be made is read
             // by libgit2 as before: the reader only ever speeds a read up.
