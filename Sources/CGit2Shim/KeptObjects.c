@@ -128,30 +128,31 @@ static kept_object **find_link(generation *g, const unsigned char *key, size_t b
     return link;
 }
 
+// Links `object` into the newer generation (with `lock` held; the caller has checked its room).
+static void link_newer(kept_object *object, size_t bucket) {
+    object->next = generations[0]->buckets[bucket];
+    generations[0]->buckets[bucket] = object;
+    generations[0]->bytes += ENTRY_OVERHEAD + object->size;
+}
+
 unsigned char *cohort_kept_object(const unsigned char key[KEPT_KEY_BYTES], size_t *size, git_object_t *type,
                                   unsigned char *(*allocate)(void *context, size_t size), void *context) {
     unsigned char *copy = NULL;
     pthread_mutex_lock(&lock);
     if (generation_limit > 0) {
         size_t bucket = bucket_of(key);
-        kept_object **link = find_link(generations[0], key, bucket);
-        if (!*link) {
+        kept_object *object = *find_link(generations[0], key, bucket);
+        if (!object) {
             kept_object **older = find_link(generations[1], key, bucket);
-            kept_object *found = *older;
-            if (found && generations[0]->bytes + ENTRY_OVERHEAD + found->size <= generation_limit) {
-                // Used again: into the newer generation, while it has room (a full one is left as it
-                // is: moving it would drop the older generation, this entry's own, under the lock).
-                *older = found->next;
-                generations[1]->bytes -= ENTRY_OVERHEAD + found->size;
-                found->next = generations[0]->buckets[bucket];
-                generations[0]->buckets[bucket] = found;
-                generations[0]->bytes += ENTRY_OVERHEAD + found->size;
-                link = &generations[0]->buckets[bucket];
-            } else if (found) {
-                link = older;
+            object = *older;
+            // Used again: into the newer generation while it has room (a full one is left as it is:
+            // making room would drop the older generation, this entry's own, under the lock).
+            if (object && generations[0]->bytes + ENTRY_OVERHEAD + object->size <= generation_limit) {
+                *older = object->next;
+                generations[1]->bytes -= ENTRY_OVERHEAD + object->size;
+                link_newer(object, bucket);
             }
         }
-        kept_object *object = *link;
         if (object && (copy = allocate(context, object->size + 1))) {
             memcpy(copy, object->data, object->size);
             *size = object->size;
@@ -163,41 +164,37 @@ unsigned char *cohort_kept_object(const unsigned char key[KEPT_KEY_BYTES], size_
     return copy;
 }
 
+// Takes `object` into the newer generation (with `lock` held), first replacing a full one with a fresh
+// one, the older then returned in `dropped` for the caller to free once `lock` is let go. Returns the
+// object when it was not taken (kept already, past the bound, or no memory), for the caller to free.
+static kept_object *take_locked(kept_object *object, generation **dropped) {
+    size_t cost = ENTRY_OVERHEAD + object->size;
+    if (generation_limit == 0 || cost > generation_limit) return object;
+    size_t bucket = bucket_of(object->key);
+    if (*find_link(generations[0], object->key, bucket) || *find_link(generations[1], object->key, bucket)) return object;
+    if (generations[0]->bytes + cost > generation_limit) {
+        generation *fresh = calloc(1, sizeof(generation));
+        if (!fresh) return object;
+        *dropped = generations[1];
+        generations[1] = generations[0];
+        generations[0] = fresh;
+    }
+    link_newer(object, bucket);
+    return NULL;
+}
+
 void cohort_keep_object(const unsigned char key[KEPT_KEY_BYTES], const unsigned char *data, size_t size, git_object_t type) {
-    kept_object *object = NULL;
+    if (size > LARGEST_KEPT) return;
+    kept_object *object = malloc(sizeof(kept_object) + size);
+    if (!object) return;
+    memcpy(object->key, key, KEPT_KEY_BYTES);
+    memcpy(object->data, data, size);
+    object->type = type;
+    object->size = size;
     generation *dropped = NULL;
     pthread_mutex_lock(&lock);
-    size_t cost = ENTRY_OVERHEAD + size;
-    if (generation_limit > 0 && size <= LARGEST_KEPT && cost <= generation_limit) {
-        size_t bucket = bucket_of(key);
-        if (!*find_link(generations[0], key, bucket) && !*find_link(generations[1], key, bucket)) {
-            object = malloc(sizeof(kept_object) + size);
-            if (object) {
-                memcpy(object->key, key, KEPT_KEY_BYTES);
-                memcpy(object->data, data, size);
-                object->type = type;
-                object->size = size;
-                if (generations[0]->bytes + cost > generation_limit) {
-                    // The newer generation is full: the older goes (freed below, unlocked), the newer
-                    // becomes the older, and a fresh one takes this entry.
-                    generation *fresh = calloc(1, sizeof(generation));
-                    if (!fresh) {
-                        free(object);
-                        object = NULL;
-                    } else {
-                        dropped = generations[1];
-                        generations[1] = generations[0];
-                        generations[0] = fresh;
-                    }
-                }
-                if (object) {
-                    object->next = generations[0]->buckets[bucket];
-                    generations[0]->buckets[bucket] = object;
-                    generations[0]->bytes += cost;
-                }
-            }
-        }
-    }
+    kept_object *refused = take_locked(object, &dropped);
     pthread_mutex_unlock(&lock);
+    free(refused);
     free_generation(dropped);
 }

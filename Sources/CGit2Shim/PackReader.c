@@ -448,12 +448,17 @@ static unsigned char *allocate_for_libgit2(void *context, size_t size) {
     return git_odb_backend_data_alloc(context, size);
 }
 
+// The key of object `id` among the trees kept between handles: this reader's repository, then the id.
+static void kept_key(const pack_reader *reader, const unsigned char *id, unsigned char key[KEPT_KEY_BYTES]) {
+    memcpy(key, reader->repository, 16);
+    memcpy(key + 16, id, 20);
+}
+
 // A copy of the tree `id` kept from an earlier handle of the same repository (KeptObjects.c), or NULL.
 static unsigned char *kept_by_id(const pack_reader *reader, const unsigned char *id, size_t *size, git_object_t *type,
                                  unsigned char *(*allocate)(void *, size_t), void *context) {
     unsigned char key[KEPT_KEY_BYTES];
-    memcpy(key, reader->repository, 16);
-    memcpy(key + 16, id, 20);
+    kept_key(reader, id, key);
     return cohort_kept_object(key, size, type, allocate, context);
 }
 
@@ -481,8 +486,7 @@ static int tree_is_named(const unsigned char *id, const void *data, size_t size)
 static void keep_tree(const pack_reader *reader, const unsigned char *id, const void *data, size_t size, git_object_t type) {
     if (!reader->keeps || type != GIT_OBJECT_TREE || !tree_is_named(id, data, size)) return;
     unsigned char key[KEPT_KEY_BYTES];
-    memcpy(key, reader->repository, 16);
-    memcpy(key + 16, id, 20);
+    kept_key(reader, id, key);
     cohort_keep_object(key, data, size, type);
 }
 
@@ -672,14 +676,13 @@ static int reader_read(void **out, size_t *size, git_object_t *type, git_odb_bac
             *type = reader->last_type;
             reader->last_data = NULL;
             result = 0;
+            keep_tree(reader, id->id, *out, *size, *type);
         } else if (reader->keeps && (*out = kept_by_id(reader, id->id, size, type, allocate_for_libgit2, &reader->parent)) != NULL) {
-            hand_over(*out, *size, *type, out, size, type);
-            pthread_mutex_unlock(&reader->lock);
-            return 0;
-        } else {
-            result = read_object(reader, pack, offset, OBJECT_LIMIT, out, size, type);
+            ((unsigned char *)*out)[*size] = 0;   // libgit2's trailing zero, as `hand_over` writes it
+            result = 0;
+        } else if ((result = read_object(reader, pack, offset, OBJECT_LIMIT, out, size, type)) == 0) {
+            keep_tree(reader, id->id, *out, *size, *type);
         }
-        if (result == 0) keep_tree(reader, id->id, *out, *size, *type);
     }
     pthread_mutex_unlock(&reader->lock);
     return result;

@@ -1,4 +1,5 @@
 import CohortBase
+import CohortCollaboration
 import CohortGit
 import CohortHooks
 import CohortTestSupport
@@ -31,6 +32,26 @@ final class HookServer {
             let pushed = try push(self.scenario.owner)
             #expect(pushed.status == 0, "\(pushed.stderr)")
         }
+    }
+
+    /// Every push kept as a pack (git unpacks fewer than 100 objects into loose files by default), so
+    /// that the hook reads the pushed objects through its own pack reader.
+    func keepPushesAsPacks() throws {
+        #expect(try run("git", ["--git-dir", bare.path, "config", "receive.unpackLimit", "1"], in: scenario.temp.url).status == 0)
+    }
+
+    /// `workspace` edits a file and commits it the usual way, with its notice, and pushes it (accepted):
+    /// the commit, and the path of the notice it added.
+    func acceptedEditWithNotice(by workspace: Workspace, sourceLocation: SourceLocation = #_sourceLocation) throws -> (commit: ObjectID, notice: String) {
+        let before = try workspace.head().commit
+        try Data("rye \(UUID().uuidString)\n".utf8).write(to: workspace.directory.appendingPathComponent("rye.md"))
+        _ = try #require(try workspace.commitChanges(message: "rye"), sourceLocation: sourceLocation)
+        try expectAccepted(workspace, sourceLocation: sourceLocation)
+        let commit = try workspace.head().commit
+        let listed = try run("git", ["diff-tree", "-r", "--no-commit-id", "--name-only", before.hex, commit.hex, "--", CohortLayout.notices],
+                             in: workspace.directory)
+        let notice = try #require(listed.stdout.split(separator: "\n").first.map(String.init), sourceLocation: sourceLocation)
+        return (commit, notice)
     }
 
     /// The URL git pushes to.

@@ -300,18 +300,9 @@ final class FakeVerifier {
         try server.useResident(resident.socket)
         let bo = try server.clone("bo", for: scenario.bo)
         let me = try signer(scenario.bo.home, in: bo)
-        // Every push kept as a pack, read through the verifier's own pack readers.
-        #expect(try run("git", ["--git-dir", server.bare.path, "config", "receive.unpackLimit", "1"], in: bo.directory).status == 0)
-        try Data("rye\n".utf8).write(to: bo.directory.appendingPathComponent("rye.md"))
-        _ = try #require(try bo.commitChanges(message: "rye"))
-        try server.expectAccepted(bo)
-        let accepted = try bo.head().commit
-        let notices = try run("git", ["ls-tree", "-r", "--name-only", accepted.hex, CohortLayout.notices], in: bo.directory).stdout
-            .split(separator: "\n").map(String.init)
-        let path = try #require(notices.last)
-        var rewritten = try Data(contentsOf: bo.directory.appendingPathComponent(path))
-        let place = try #require(rewritten.lastIndex(of: UInt8(ascii: "=")).map { $0 - 8 })
-        rewritten[place] = rewritten[place] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        try server.keepPushesAsPacks()
+        let (accepted, path) = try server.acceptedEditWithNotice(by: bo)
+        let rewritten = try Attacks.signatureByteChanged(Data(contentsOf: bo.directory.appendingPathComponent(path)))
         let attacks: [(removing: Set<String>, files: [String: Data], code: String)] = [
             ([path], [:], "E_NOT_PERMITTED"),
             ([], [path: rewritten], "E_NOT_PERMITTED"),

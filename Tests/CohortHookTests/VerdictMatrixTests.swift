@@ -498,22 +498,13 @@ import Testing
     /// pack reader.
     /// Notices are append-only: refused at that commit everywhere, and the owner's sync keeps her edit.
     @Test func aRewrittenNoticeSentAsADeltaOnTheServersCopyIsRefused() throws {
-        let (server, bo, good) = try cloned(by: \.bo)
+        let (server, bo, _) = try cloned(by: \.bo)
         let scenario = server.scenario
         let me = try signer(scenario.bo.home, in: bo)
-        // Every push kept as a pack (git unpacks fewer than 100 objects into loose files by default),
-        // so that the hook reads the pushed objects through its pack reader.
-        #expect(try run("git", ["--git-dir", server.bare.path, "config", "receive.unpackLimit", "1"], in: bo.directory).status == 0)
+        try server.keepPushesAsPacks()
         // Bo's own notice, made the usual way first, so that it is the server's.
-        try Data("rye\n".utf8).write(to: bo.directory.appendingPathComponent("rye.md"))
-        _ = try #require(try bo.commitChanges(message: "rye"))
-        try server.expectAccepted(bo)
-        let base = try bo.head().commit
-        let listed = try run("git", ["diff-tree", "-r", "--no-commit-id", "--name-only", good.hex, base.hex, "--", CohortLayout.notices], in: bo.directory)
-        let path = try #require(listed.stdout.split(separator: "\n").first.map(String.init))
-        var notice = try Data(contentsOf: bo.directory.appendingPathComponent(path))
-        let place = try #require(notice.lastIndex(of: UInt8(ascii: "=")).map { $0 - 8 })
-        notice[place] = notice[place] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        let (base, path) = try server.acceptedEditWithNotice(by: bo)
+        let notice = try Attacks.signatureByteChanged(Data(contentsOf: bo.directory.appendingPathComponent(path)))
         let attack = try forge(bo, signer: me, files: [path: notice])
         // What git sends for it: the rewritten notice as a delta on the server's copy.
         let blob = try #require(try run("git", ["rev-parse", "\(attack.hex):\(path)"], in: bo.directory).stdout.split(separator: "\n").first)

@@ -91,6 +91,18 @@ public enum Attacks {
     }
 
     /// Moves `workspace`'s branch to `commit`, whatever it is.
+    /// `envelope` with one byte of its signature changed (eight characters before the base64's last
+    /// `=`): still a well-formed envelope, no longer signed by anyone.
+    public static func signatureByteChanged(_ envelope: Data) throws -> Data {
+        var changed = envelope
+        guard let padding = changed.lastIndex(of: UInt8(ascii: "=")), padding >= 8 else {
+            throw CohortError(.malformed, "not an envelope whose signature ends in '='")
+        }
+        let place = padding - 8
+        changed[place] = changed[place] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        return changed
+    }
+
     public static func point(_ workspace: Workspace, at commit: ObjectID) throws {
         let (branch, head) = try workspace.head()
         try workspace.repository.updateReference(branch, to: commit, expected: head, message: "attack")
