@@ -290,8 +290,9 @@ final class FakeVerifier {
 
     /// The verifier keeps the trees each push read for the next (`GitRuntime.keepTrees`): attacks
     /// built on a commit it has just accepted, whose trees it holds, get the verdict the hook program
-    /// gives them (a notice deleted, a notice rewritten, a file added beside the notices), the kept
-    /// trees answer reads on the way, and a good push after them still lands.
+    /// gives them (a notice deleted, a notice rewritten, a file added beside the notices, a file where
+    /// a notice's folder was), the kept trees answer reads on the way, and a good push after them
+    /// still lands.
     @Test func treesKeptFromTheLastPushChangeNoVerdict() throws {
         let server = try HookServer(transport: .local)
         let scenario = server.scenario
@@ -303,10 +304,13 @@ final class FakeVerifier {
         try server.keepPushesAsPacks()
         let (accepted, path) = try server.acceptedEditWithNotice(by: bo)
         let rewritten = try Attacks.signatureByteChanged(Data(contentsOf: bo.directory.appendingPathComponent(path)))
+        let folder = String(path[..<(try #require(path.lastIndex(of: "/")))])
         let attacks: [(removing: Set<String>, files: [String: Data], code: String)] = [
             ([path], [:], "E_NOT_PERMITTED"),
             ([], [path: rewritten], "E_NOT_PERMITTED"),
             ([], [CohortLayout.folder + "/notes.txt": Data("beside the notices\n".utf8)], "E_NOT_PERMITTED"),
+            // A file where the notice's folder was: every notice in it gone at once.
+            ([], [folder: Data("a file now\n".utf8)], "E_NOT_PERMITTED"),
         ]
         for attack in attacks {
             let reads = GitRuntime.keptTrees.reads
