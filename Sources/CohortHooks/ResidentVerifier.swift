@@ -131,7 +131,8 @@ public final class ResidentVerifier: Sendable {
     private func answer(_ connection: Int32) {
         let fields: [Data]
         do {
-            fields = try HookWire.decodeRequest { try Self.read(connection, $0) }
+            var incoming = Incoming(connection)
+            fields = try HookWire.decodeRequest { try incoming.read($0) }
         } catch {
             return
         }
@@ -177,21 +178,6 @@ public final class ResidentVerifier: Sendable {
         }
     }
 
-    /// Exactly `count` bytes, or an error (the peer went, or took longer than `transferSeconds`).
-    private static func read(_ connection: Int32, _ count: Int) throws -> Data {
-        var data = Data(count: count)
-        var offset = 0
-        try data.withUnsafeMutableBytes { (buffer: UnsafeMutableRawBufferPointer) in
-            while offset < count {
-                let got = recv(connection, buffer.baseAddress! + offset, count - offset, 0)
-                if got < 0 && errno == EINTR { continue }
-                guard got > 0 else { throw CohortError(.io, "the request stopped short", hint: "send requests as cohort-hook-client does") }
-                offset += got
-            }
-        }
-        return data
-    }
-
     /// The user of the process at the other end of `connection`.
     private static func peerUser(_ connection: Int32) -> uid_t? {
         #if os(Linux)
@@ -230,6 +216,36 @@ public final class ResidentVerifier: Sendable {
             return -1
         }
         return fd
+    }
+}
+
+/// A request as it arrives, read in as few `recv` calls as it allows (a request is a few hundred
+/// bytes: one call, where reading field by field took seventeen).
+private struct Incoming {
+    let connection: Int32
+    private var buffer = [UInt8](repeating: 0, count: 16 << 10)
+    private var start = 0
+    private var end = 0
+
+    init(_ connection: Int32) {
+        self.connection = connection
+    }
+
+    /// Exactly `count` bytes, or an error (the peer went, or took longer than `transferSeconds`).
+    mutating func read(_ count: Int) throws -> Data {
+        var data = Data(capacity: count)
+        while data.count < count {
+            if start == end {
+                let got = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress!, $0.count, 0) }
+                if got < 0 && errno == EINTR { continue }
+                guard got > 0 else { throw CohortError(.io, "the request stopped short", hint: "send requests as cohort-hook-client does") }
+                (start, end) = (0, got)
+            }
+            let taken = min(count - data.count, end - start)
+            data.append(contentsOf: buffer[start..<(start + taken)])
+            start += taken
+        }
+        return data
     }
 }
 

@@ -29,7 +29,10 @@ public final class HistoryVerifier {
     private var pipelines: [PreparationPipeline] = []
     private var openedNotices: [ObjectID: Result<Opened<Notice>, CohortError>] = [:]
     /// Threads that prepare commits ahead and open a commit's notices (`prepare` sets it).
-    private var threads = ProcessInfo.processInfo.activeProcessorCount
+    private var threads = HistoryVerifier.cores
+    /// The cores this process may use, read once: Foundation reads the cgroup's files on every ask
+    /// (eight system calls, twice a push in a resident verifier).
+    public static let cores = ProcessInfo.processInfo.activeProcessorCount
     /// The trees read on this thread, for commits prepared here rather than ahead (released in
     /// `deinit`, before the repository they came from).
     private var memo: TreeMemo? = TreeMemo()
@@ -83,7 +86,7 @@ public final class HistoryVerifier {
     /// (each commit's signature, what it changes under `.cohort/`, its notices' signatures) for `ids`,
     /// in their order, so that `verify` (called in the same order) mostly applies the rules while the
     /// next commits are prepared. Worth it for long histories; results are the same.
-    public func prepare(_ ids: [ObjectID], threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
+    public func prepare(_ ids: [ObjectID], threads: Int = HistoryVerifier.cores) {
         self.threads = threads
         guard threads > 1, ids.count >= CommitPreparation.minimumBatch else { return }
         pipelines.append(PreparationPipeline(ids, origin: repository.origin, keepingTrees: repository.keepsTrees, threads: threads))
