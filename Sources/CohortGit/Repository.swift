@@ -99,6 +99,12 @@ public final class Repository {
         return repository
     }
 
+    /// The repository's own object folder (`<common dir>/objects`), whatever alternates it reads.
+    public var objectsDirectory: String {
+        let common = String(cString: git_repository_commondir(pointer))
+        return (common.hasSuffix("/") ? common : common + "/") + "objects"
+    }
+
     /// The object folders whose packs a handle reads through a reader of its own: a hook's quarantine
     /// (`GIT_OBJECT_DIRECTORY`, when opened from git's environment) and the repository's own objects.
     /// Other alternates keep their place after them.

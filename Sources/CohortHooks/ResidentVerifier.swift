@@ -23,6 +23,10 @@ public final class ResidentVerifier: Sendable {
     /// configuration, the push limits among it. A hook whose own differ verifies its push itself.
     private let configurationHome: [String]
     private let stopped = Atomic<Bool>(false)
+    #if os(Linux)
+    /// The packs of pushes to repositories it served, read while git indexes them.
+    private let incoming: IncomingPacks?
+    #endif
     /// Pushes verified (accepted or refused) since the start.
     public let answered = Atomic<Int>(0)
     /// How long one request may take to arrive, or its reply to leave.
@@ -74,6 +78,9 @@ public final class ResidentVerifier: Sendable {
         GitRuntime.keepTrees(bytes: Self.keptTreeBytes)
         identity = FileStamp(socket)
         slots = DispatchSemaphore(value: max(1, concurrentPushes))
+        #if os(Linux)
+        incoming = IncomingPacks()
+        #endif
         let environment = ProcessInfo.processInfo.environment
         configurationHome = [environment["HOME"] ?? "", environment["XDG_CONFIG_HOME"] ?? ""]
     }
@@ -126,6 +133,9 @@ public final class ResidentVerifier: Sendable {
         if identity?.isSameFile(as: FileStamp(socket)) == true { unlink(socket.path) }
         // Wakes `run` from `accept`; it closes the socket.
         shutdown(listener, Int32(SHUT_RDWR))
+        #if os(Linux)
+        incoming?.stop()
+        #endif
     }
 
     private func answer(_ connection: Int32) {
@@ -158,9 +168,18 @@ public final class ResidentVerifier: Sendable {
             reply(connection, .elsewhere, "")
             return
         }
+        #if os(Linux)
+        // The push's pack, read while git indexed it: its signatures found checked. Kept until the
+        // answer is sent (its results are found only while it lives); later pushes here are watched.
+        let early = objects.objectDirectory.flatMap { incoming?.claim(quarantine: $0) }
+        incoming?.watch(objects: repository.objectsDirectory)
+        #endif
         let verdict = PreReceiveHook.verdict(updates, in: repository)
         answered.add(1, ordering: .relaxed)
         reply(connection, verdict.status == 0 ? .accept : .refuse, verdict.text)
+        #if os(Linux)
+        withExtendedLifetime(early) {}
+        #endif
         // Let go only now: freeing the handle unmaps its packs, which the push need not wait for.
         withExtendedLifetime(repository) {}
     }

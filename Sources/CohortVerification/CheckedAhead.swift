@@ -126,11 +126,13 @@ public final class EarlyChecks: Sendable {
     private let reading: Reading
     private let finished = Atomic<Bool>(false)
 
-    /// Starts reading `tee` on a thread of its own.
-    public init(reading tee: PackTee) {
+    /// Starts reading `tee` on a thread of its own; `idle`, a thread that runs only on cores nothing
+    /// else wants (Linux's `SCHED_IDLE`), so that reading ahead never slows what it reads ahead of.
+    public init(reading tee: PackTee, idle: Bool = false) {
         reading = Reading(tee)
         CheckedAhead.begin()
         let thread = Thread { [reading] in
+            if idle { runOnlyWhenIdle() }
             Self.read(reading)
             reading.done.signal()
         }
@@ -174,4 +176,13 @@ public final class EarlyChecks: Sendable {
             more = next
         }
     }
+}
+
+/// Lets the calling thread run only on cores no other thread wants (Linux; elsewhere nothing changes).
+public func runOnlyWhenIdle() {
+    #if os(Linux)
+    var parameters = sched_param()
+    // SCHED_IDLE (5), which Glibc's module leaves out with the rest of _GNU_SOURCE.
+    _ = sched_setscheduler(0, 5, &parameters)
+    #endif
 }
