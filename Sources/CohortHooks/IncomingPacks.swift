@@ -18,6 +18,8 @@ import Synchronization
 final class IncomingPacks: @unchecked Sendable {
     /// Object folders watched at most (each a repository served).
     static let maxRepositories = 256
+    /// Quarantines followed at once (a push's lives from its pack to the end of its hook).
+    static let maxQuarantines = 64
     /// Packs read at once; more pushes at the same moment are verified as usual.
     static let maxPacks = 4
     /// Bytes read of one pack; past them, what was read is what is checked.
@@ -35,8 +37,23 @@ final class IncomingPacks: @unchecked Sendable {
         var watched: [Int32: Watched] = [:]
         /// Object folders watched, by path.
         var repositories: Set<String> = []
-        /// Packs being read, by their quarantine folder.
-        var packs: [Folder: IncomingPack] = [:]
+        /// The quarantines of pushes under way, by folder.
+        var quarantines: [Folder: Quarantine] = [:]
+    }
+
+    private enum Watched {
+        case objects(String)
+        case quarantine(Folder)
+        case packFolder(Folder)
+    }
+
+    /// A push's quarantine: where the watch found it, its watches, and its pack once found (never
+    /// read again once the verifier has claimed it).
+    private struct Quarantine {
+        let path: String
+        var watches: [Int32] = []
+        var pack: IncomingPack?
+        var claimed = false
     }
 
     /// A folder by its device and inode: the hook names a quarantine by another path than the watch
@@ -51,12 +68,6 @@ final class IncomingPacks: @unchecked Sendable {
             device = UInt64(status.st_dev)
             inode = UInt64(status.st_ino)
         }
-    }
-
-    private enum Watched {
-        case objects(String)
-        case quarantine(String, Folder)
-        case packFolder(quarantine: String, Folder)
     }
 
     /// Starts watching; nil where inotify cannot be had (the verifier then reads nothing ahead).
@@ -79,8 +90,8 @@ final class IncomingPacks: @unchecked Sendable {
         done.wait()
         close(inotify)
         let packs = state.withLock { state -> [IncomingPack] in
-            defer { state.packs.removeAll() }
-            return Array(state.packs.values)
+            defer { state.quarantines.removeAll() }
+            return state.quarantines.values.compactMap(\.pack)
         }
         for pack in packs { pack.close() }
     }
@@ -89,7 +100,8 @@ final class IncomingPacks: @unchecked Sendable {
     func watch(objects: String) {
         state.withLock { state in
             guard !state.repositories.contains(objects), state.repositories.count < Self.maxRepositories else { return }
-            let descriptor = inotify_add_watch(inotify, objects, UInt32(IN_CREATE) | UInt32(IN_ONLYDIR) | UInt32(IN_DONT_FOLLOW))
+            let mask = UInt32(IN_CREATE) | UInt32(IN_DELETE) | UInt32(IN_ONLYDIR) | UInt32(IN_DONT_FOLLOW)
+            let descriptor = inotify_add_watch(inotify, objects, mask)
             guard descriptor >= 0 else { return }
             state.repositories.insert(objects)
             state.watched[descriptor] = .objects(objects)
@@ -100,13 +112,28 @@ final class IncomingPacks: @unchecked Sendable {
     /// keeps them while it verifies the push (their results are found only while they are alive).
     func claim(quarantine: String) -> EarlyChecks? {
         guard let folder = Folder(quarantine) else { return nil }
-        if Self.claimsWait.load(ordering: .relaxed) {
+        let waits = Self.claimsWait.load(ordering: .relaxed)
+        if waits {
             // Tests: until the watch has read the whole pack (git wrote it before running the hook).
             let deadline = Date().addingTimeInterval(10)
-            while Date() < deadline, state.withLock({ $0.packs[folder]?.complete != true }) { usleep(1000) }
+            while Date() < deadline, state.withLock({ $0.quarantines[folder]?.pack?.complete != true }) { usleep(1000) }
         }
-        let pack = state.withLock { $0.packs.removeValue(forKey: folder) }
-        return pack?.claim(waiting: Self.claimsWait.load(ordering: .relaxed))
+        let pack = state.withLock { state -> IncomingPack? in
+            guard state.quarantines[folder] != nil else { return nil }
+            state.quarantines[folder]?.claimed = true
+            defer { state.quarantines[folder]?.pack = nil }
+            return state.quarantines[folder]?.pack
+        }
+        return pack?.claim(waiting: waits)
+    }
+
+    /// Packs being read now (for tests).
+    var packsBeingRead: Int { state.withLock { $0.quarantines.values.filter { $0.pack != nil }.count } }
+
+    /// Whether the pack in `quarantine` was read to its end, git having finished it (for tests).
+    func hasRead(quarantine: String) -> Bool {
+        guard let folder = Folder(quarantine) else { return false }
+        return state.withLock { $0.quarantines[folder]?.pack?.complete == true }
     }
 
     /// Tests: a claim waits for the pack to be read whole and every object in it checked, so that what
@@ -122,7 +149,7 @@ final class IncomingPacks: @unchecked Sendable {
                 let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress!, $0.count) }
                 if count > 0 { buffer.withUnsafeBytes { handle(events: UnsafeRawBufferPointer(rebasing: $0[0..<count])) } }
             }
-            dropUnclaimed()
+            dropStale()
         }
     }
 
@@ -141,74 +168,98 @@ final class IncomingPacks: @unchecked Sendable {
     private func handle(watch: Int32, mask: UInt32, name: String) {
         guard let watched = state.withLock({ $0.watched[watch] }) else { return }
         if mask & UInt32(IN_IGNORED) != 0 {
-            forget(watch: watch, watched)
+            state.withLock { state in
+                state.watched[watch] = nil
+                if case .objects(let objects) = watched { state.repositories.remove(objects) }
+            }
             return
         }
         switch watched {
         case .objects(let objects):
             guard mask & UInt32(IN_ISDIR) != 0, name.hasPrefix("tmp_objdir-incoming-") else { return }
-            let quarantine = objects + "/" + name
-            guard let folder = Folder(quarantine),
-                  add(watch: quarantine, UInt32(IN_CREATE) | UInt32(IN_ONLYDIR), as: .quarantine(quarantine, folder)) != nil else { return }
+            let path = objects + "/" + name
+            if mask & UInt32(IN_DELETE) != 0 {
+                // git removed the quarantine (the push ended): its pack, if still unclaimed, goes.
+                // (A file held open inside keeps the kernel from saying so to the quarantine's watch.)
+                end(quarantine: path)
+                return
+            }
+            guard let folder = Folder(path) else { return }
+            let added = state.withLock { state -> Bool in
+                guard state.quarantines[folder] == nil, state.quarantines.count < Self.maxQuarantines else { return false }
+                state.quarantines[folder] = Quarantine(path: path)
+                return true
+            }
+            guard added, add(watch: path, UInt32(IN_CREATE) | UInt32(IN_ONLYDIR), as: .quarantine(folder), of: folder) != nil else { return }
             // The pack folder may have come before the watch did.
-            if Folder(quarantine + "/pack") != nil { watchPackFolder(of: quarantine, folder) }
-        case .quarantine(let quarantine, let folder):
-            if mask & UInt32(IN_ISDIR) != 0, name == "pack" { watchPackFolder(of: quarantine, folder) }
-        case .packFolder(let quarantine, let folder):
-            guard name.hasPrefix("tmp_pack_") else { return }
-            let path = quarantine + "/pack/" + name
+            if Folder(path + "/pack") != nil { watchPackFolder(of: path, folder) }
+        case .quarantine(let folder):
+            guard mask & UInt32(IN_ISDIR) != 0, name == "pack", let path = state.withLock({ $0.quarantines[folder]?.path }) else { return }
+            watchPackFolder(of: path, folder)
+        case .packFolder(let folder):
+            // index-pack writes `tmp_pack_*`, then renames it `pack-*.pack`: a watch that came late
+            // finds the pack whole under its last name.
+            let whole = name.hasPrefix("pack-") && name.hasSuffix(".pack")
+            guard name.hasPrefix("tmp_pack_") || whole else { return }
             let pack = state.withLock { state -> IncomingPack? in
-                if let pack = state.packs[folder] { return pack.path == path ? pack : nil }
-                guard state.packs.count < Self.maxPacks, let pack = IncomingPack(path: path) else { return nil }
-                state.packs[folder] = pack
+                guard let quarantine = state.quarantines[folder], !quarantine.claimed else { return nil }
+                let path = quarantine.path + "/pack/" + name
+                if let pack = quarantine.pack { return pack.path == path ? pack : nil }
+                guard state.quarantines.values.filter({ $0.pack != nil }).count < Self.maxPacks, let pack = IncomingPack(path: path) else { return nil }
+                state.quarantines[folder]?.pack = pack
                 return pack
             }
-            pack?.readMore(upTo: Self.maxPackBytes, ended: mask & (UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_FROM)) != 0)
+            pack?.readMore(upTo: Self.maxPackBytes, ended: whole || mask & (UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_FROM)) != 0)
         }
     }
 
     private func watchPackFolder(of quarantine: String, _ folder: Folder) {
         let packs = quarantine + "/pack"
-        guard let descriptor = add(watch: packs, UInt32(IN_CREATE) | UInt32(IN_MODIFY) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_FROM) | UInt32(IN_ONLYDIR),
-                                   as: .packFolder(quarantine: quarantine, folder)) else { return }
+        let mask = UInt32(IN_CREATE) | UInt32(IN_MODIFY) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_FROM) | UInt32(IN_MOVED_TO) | UInt32(IN_ONLYDIR)
+        guard let descriptor = add(watch: packs, mask, as: .packFolder(folder), of: folder) else { return }
         // index-pack may have begun before the watch did.
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: packs)) ?? [] where name.hasPrefix("tmp_pack_") {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: packs)) ?? [] {
             handle(watch: descriptor, mask: UInt32(IN_MODIFY), name: name)
         }
     }
 
-    private func add(watch path: String, _ mask: UInt32, as watched: Watched) -> Int32? {
+    private func add(watch path: String, _ mask: UInt32, as watched: Watched, of quarantine: Folder) -> Int32? {
         let descriptor = inotify_add_watch(inotify, path, mask | UInt32(IN_DONT_FOLLOW))
         guard descriptor >= 0 else { return nil }
-        state.withLock { $0.watched[descriptor] = watched }
+        state.withLock { state in
+            state.watched[descriptor] = watched
+            state.quarantines[quarantine]?.watches.append(descriptor)
+        }
         return descriptor
     }
 
-    /// A watch the kernel ended (its folder went): a quarantine git removed takes its pack with it.
-    private func forget(watch: Int32, _ watched: Watched) {
-        let pack = state.withLock { state -> IncomingPack? in
-            state.watched[watch] = nil
-            switch watched {
-            case .objects(let objects):
-                state.repositories.remove(objects)
-                return nil
-            case .quarantine(_, let folder):
-                return state.packs.removeValue(forKey: folder)
-            case .packFolder:
-                return nil
-            }
+    /// Forgets the quarantine at `path` (the watch's own path for it): its watches end, and its pack
+    /// if it was never claimed.
+    private func end(quarantine path: String) {
+        let ended = state.withLock { state -> Quarantine? in
+            guard let folder = state.quarantines.first(where: { $0.value.path == path })?.key else { return nil }
+            return state.quarantines.removeValue(forKey: folder)
         }
-        pack?.close()
+        guard let ended else { return }
+        for descriptor in ended.watches { inotify_rm_watch(inotify, descriptor) }
+        ended.pack?.close()
     }
 
-    private func dropUnclaimed() {
+    /// Lets go of packs nobody claimed in time, and of quarantines gone without a word.
+    private func dropStale() {
         let now = Date()
-        let old = state.withLock { state -> [IncomingPack] in
-            let old = state.packs.filter { now.timeIntervalSince($0.value.started) > Self.unclaimedSeconds }
-            for key in old.keys { state.packs[key] = nil }
-            return Array(old.values)
+        let stale = state.withLock { state -> (packs: [IncomingPack], gone: [String]) in
+            var packs: [IncomingPack] = []
+            for (folder, quarantine) in state.quarantines {
+                if let pack = quarantine.pack, now.timeIntervalSince(pack.started) > Self.unclaimedSeconds {
+                    packs.append(pack)
+                    state.quarantines[folder]?.pack = nil
+                }
+            }
+            return (packs, state.quarantines.values.map(\.path))
         }
-        for pack in old { pack.close() }
+        for pack in stale.packs { pack.close() }
+        for path in stale.gone where Folder(path) == nil { end(quarantine: path) }
     }
 }
 

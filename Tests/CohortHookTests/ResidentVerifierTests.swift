@@ -3,6 +3,7 @@ import CohortCollaboration
 import CohortGit
 @testable import CohortHooks
 import CohortTestSupport
+@testable import CohortVerification
 import CohortWorkspace
 import Foundation
 import Synchronization
@@ -328,6 +329,132 @@ final class FakeVerifier {
         _ = try #require(try bo.commitChanges(message: "more rye"))
         try server.expectAccepted(bo)
         #expect(resident.answered == 2 + attacks.count)
+    }
+
+    /// Pushes to a repository the verifier served before are read while git indexes them: their
+    /// commits' and notices' signatures checked ahead (`IncomingPacks`). What is found checked never
+    /// stands in for a rule: a stranger's commit whose signer and notices all check ahead, another
+    /// participant's signature over Bo's proof, and a hundred good notices with one whose signature
+    /// was changed each get the hook program's exact lines; a good push after them lands, its notices
+    /// found checked.
+    @Test func packsReadWhileGitIndexesThemChangeNoVerdict() throws {
+        IncomingPacks.claimsWait.store(true, ordering: .relaxed)
+        defer { IncomingPacks.claimsWait.store(false, ordering: .relaxed) }
+        let server = try HookServer(transport: .local)
+        let scenario = server.scenario
+        let resident = try RunningVerifier()
+        defer { resident.stop() }
+        try server.useResident(resident.socket)
+        try server.keepPushesAsPacks()
+        let bo = try server.clone("bo", for: scenario.bo)
+        let me = try signer(scenario.bo.home, in: bo)
+        // The first push makes the verifier watch the repository.
+        let (good, _) = try server.acceptedEditWithNotice(by: bo)
+        var changed = try Attacks.noticeFiles(100, by: me, in: scenario.identifier)
+        let odd = try #require(changed.keys.sorted().first)
+        changed[odd] = try Attacks.signatureByteChanged(#require(changed[odd]))
+        let eve = try signer(TestPerson.make("eve", in: scenario.temp).home, in: bo)
+        let attacks: [(name: String, code: String, foundAhead: Bool, make: () throws -> ObjectID)] = [
+            ("a stranger's commit", "E_UNKNOWN_ROOT", true, { try forge(bo, signer: eve, files: Attacks.noticeFiles(100, by: eve, in: scenario.identifier)) }),
+            // Refused for its signature before any notice is opened: nothing checked ahead is asked for.
+            ("Cy's signature over Bo's proof", "E_BAD_SIGNATURE", false,
+             { try forge(bo, signer: signer(scenario.cy.home, in: bo), files: Attacks.noticeFiles(100, by: me, in: scenario.identifier), trailer: me) }),
+            ("one notice's signature changed", "E_BAD_SIGNATURE", true, { try forge(bo, signer: me, files: changed) }),
+        ]
+        for attack in attacks {
+            try Attacks.point(bo, at: good)
+            let forged = try attack.make()
+            try server.useResident(resident.socket)
+            let hits = CheckedAhead.hits.load(ordering: .relaxed)
+            let refused = try server.expectRefused(bo, attack.code, at: forged)
+            #expect(CheckedAhead.hits.load(ordering: .relaxed) > hits || !attack.foundAhead, "\(attack.name): nothing was found checked ahead")
+            try server.use(.cohortHook)
+            #expect(try server.expectRefused(bo, attack.code, at: forged) == refused, "\(attack.name)")
+            #expect(try server.tip() == good.hex)
+        }
+        try Attacks.point(bo, at: good)
+        try server.useResident(resident.socket)
+        let hits = CheckedAhead.hits.load(ordering: .relaxed)
+        _ = try server.acceptedEditWithNotice(by: bo)
+        // The commit's signer and its notice.
+        #expect(CheckedAhead.hits.load(ordering: .relaxed) >= hits + 2)
+        #expect(resident.answered == 2 + attacks.count)
+    }
+
+    /// What the watch of incoming packs reads, and what it leaves alone: a `tmp_pack_*` that is a link
+    /// (to a pack full of good notices) is never opened; a real one, written a few bytes at a time as
+    /// git writes it, is read as it grows, and its notice is found checked once claimed; a quarantine
+    /// nobody claims is let go when git removes it.
+    @Test func incomingPacksReadOnlyWhatGitWrites() throws {
+        let scenario = try Scenario()
+        let owner = scenario.owner
+        let me = try signer(owner.home, in: owner)
+        let files = try Attacks.noticeFiles(3, by: me, in: scenario.identifier)
+        // A pack of the three notices, as git writes one.
+        let scratch = scenario.temp.path("scratch")
+        #expect(try run("git", ["init", "-q", scratch.path], in: scenario.temp.url).status == 0)
+        var blobs: [ObjectID] = []
+        for (index, data) in files.values.enumerated() {
+            let file = scratch.appendingPathComponent("n\(index).json")
+            try data.write(to: file)
+            blobs.append(try ObjectID(hex: run("git", ["hash-object", "-w", file.path], in: scratch).stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        }
+        let packed = try run("/bin/sh", ["-c", "printf '%s\\n' \(blobs.map(\.hex).joined(separator: " ")) | git pack-objects -q --stdout > all.pack"], in: scratch)
+        #expect(packed.status == 0, "\(packed.stderr)")
+        let pack = try Data(contentsOf: scratch.appendingPathComponent("all.pack"))
+
+        let objects = scenario.temp.path("watched/objects")
+        try FileManager.default.createDirectory(at: objects, withIntermediateDirectories: true)
+        let incoming = try #require(IncomingPacks())
+        defer { incoming.stop() }
+        incoming.watch(objects: objects.path)
+        func waitUntil(_ condition: () -> Bool) {
+            for _ in 0..<500 where !condition() { usleep(10_000) }
+        }
+
+        // A link where git writes its pack: never followed.
+        let linked = objects.appendingPathComponent("tmp_objdir-incoming-linked")
+        try FileManager.default.createDirectory(at: linked.appendingPathComponent("pack"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: linked.appendingPathComponent("pack/tmp_pack_link"), withDestinationURL: scratch.appendingPathComponent("all.pack"))
+        usleep(300_000)
+        #expect(incoming.packsBeingRead == 0)
+        #expect(incoming.claim(quarantine: linked.path) == nil)
+
+        // The real thing, a few hundred bytes at a time.
+        let quarantine = objects.appendingPathComponent("tmp_objdir-incoming-real")
+        try FileManager.default.createDirectory(at: quarantine.appendingPathComponent("pack"), withIntermediateDirectories: true)
+        let path = quarantine.appendingPathComponent("pack/tmp_pack_real")
+        #expect(FileManager.default.createFile(atPath: path.path, contents: nil))
+        let writer = try FileHandle(forWritingTo: path)
+        var offset = 0
+        while offset < pack.count {
+            let end = min(pack.count, offset + 300)
+            try writer.write(contentsOf: pack[offset..<end])
+            offset = end
+            usleep(2_000)
+        }
+        try writer.close()
+        waitUntil { incoming.packsBeingRead == 1 && incoming.hasRead(quarantine: quarantine.path) }
+        IncomingPacks.claimsWait.store(true, ordering: .relaxed)
+        let early = incoming.claim(quarantine: quarantine.path)
+        IncomingPacks.claimsWait.store(false, ordering: .relaxed)
+        #expect(early != nil)
+        for blob in blobs {
+            let notice = CheckedAhead.notice(blob)
+            #expect(notice != nil, "notice \(blob.hex) was not checked ahead")
+        }
+        withExtendedLifetime(early) {}
+        #expect(incoming.packsBeingRead == 0)
+
+        // Unclaimed, and its quarantine removed (a push git refused before the hook): let go.
+        let refused = objects.appendingPathComponent("tmp_objdir-incoming-refused")
+        try FileManager.default.createDirectory(at: refused.appendingPathComponent("pack"), withIntermediateDirectories: true)
+        try pack.write(to: refused.appendingPathComponent("pack/tmp_pack_refused"))
+        waitUntil { incoming.packsBeingRead == 1 }
+        #expect(incoming.packsBeingRead == 1)
+        try FileManager.default.removeItem(at: refused)
+        waitUntil { incoming.packsBeingRead == 0 }
+        #expect(incoming.packsBeingRead == 0)
     }
 
     /// A verifier busy with as many pushes as it takes answers `elsewhere`: the next push is verified
