@@ -277,8 +277,11 @@ private final class IncomingPack: @unchecked Sendable {
     private let claimed = Atomic<Bool>(false)
     private var early: EarlyChecks?
     private var read = 0
+    /// Where each chunk is read (under `lock`).
+    private var chunk = [UInt8](repeating: 0, count: chunkBytes)
     /// Whether git has finished writing (the file closed or renamed), once everything was read.
-    private(set) var complete = false
+    private let finished = Atomic<Bool>(false)
+    var complete: Bool { finished.load(ordering: .acquiring) }
 
     /// The pack at `path`, if it is a regular file (never a link, a device or a pipe someone put there).
     init?(path: String) {
@@ -302,14 +305,13 @@ private final class IncomingPack: @unchecked Sendable {
     /// Copies in what git has written since, up to `limit` bytes in all; `ended`, git has written it
     /// all, and what is read now is the whole pack.
     func readMore(upTo limit: Int, ended: Bool) {
-        var chunk = [UInt8](repeating: 0, count: Self.chunkBytes)
         while true {
             lock.lock()
             defer { lock.unlock() }
             guard early != nil, !claimed.load(ordering: .acquiring) else { return }
             let got = read < limit ? chunk.withUnsafeMutableBytes { pread(file, $0.baseAddress!, min($0.count, limit - read), off_t(read)) } : 0
             guard got > 0 else {
-                if ended { complete = true }
+                if ended { finished.store(true, ordering: .releasing) }
                 return
             }
             chunk.withUnsafeBytes { tee.append(Data($0[0..<got])) }
