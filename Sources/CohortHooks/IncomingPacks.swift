@@ -35,14 +35,15 @@ final class IncomingPacks: @unchecked Sendable {
     private struct Watches {
         /// What each watch descriptor watches.
         var watched: [Int32: Watched] = [:]
-        /// Object folders watched, by path.
-        var repositories: Set<String> = []
+        /// Object folders watched, by identity: a repository removed and made again at the same path
+        /// is another folder, watched anew.
+        var repositories: Set<Folder> = []
         /// The quarantines of pushes under way, by folder.
         var quarantines: [Folder: Quarantine] = [:]
     }
 
     private enum Watched {
-        case objects(String)
+        case objects(String, Folder)
         case quarantine(Folder)
         case packFolder(Folder)
     }
@@ -98,13 +99,14 @@ final class IncomingPacks: @unchecked Sendable {
 
     /// Watches the object folder `objects` (a repository's own, `<common dir>/objects`) for pushes.
     func watch(objects: String) {
+        guard let folder = Folder(objects) else { return }
         state.withLock { state in
-            guard !state.repositories.contains(objects), state.repositories.count < Self.maxRepositories else { return }
+            guard !state.repositories.contains(folder), state.repositories.count < Self.maxRepositories else { return }
             let mask = UInt32(IN_CREATE) | UInt32(IN_DELETE) | UInt32(IN_ONLYDIR) | UInt32(IN_DONT_FOLLOW)
             let descriptor = inotify_add_watch(inotify, objects, mask)
             guard descriptor >= 0 else { return }
-            state.repositories.insert(objects)
-            state.watched[descriptor] = .objects(objects)
+            state.repositories.insert(folder)
+            state.watched[descriptor] = .objects(objects, folder)
         }
     }
 
@@ -170,12 +172,12 @@ final class IncomingPacks: @unchecked Sendable {
         if mask & UInt32(IN_IGNORED) != 0 {
             state.withLock { state in
                 state.watched[watch] = nil
-                if case .objects(let objects) = watched { state.repositories.remove(objects) }
+                if case .objects(_, let folder) = watched { state.repositories.remove(folder) }
             }
             return
         }
         switch watched {
-        case .objects(let objects):
+        case .objects(let objects, _):
             guard mask & UInt32(IN_ISDIR) != 0, name.hasPrefix("tmp_objdir-incoming-") else { return }
             let path = objects + "/" + name
             if mask & UInt32(IN_DELETE) != 0 {

@@ -467,6 +467,21 @@ final class FakeVerifier {
         try FileManager.default.removeItem(at: refused)
         waitUntil { incoming.packsBeingRead == 0 }
         #expect(incoming.packsBeingRead == 0)
+
+        // The repository removed and made again at the same path, while a file the old one held stays
+        // open (as a kept map of its pack would): the new folder is watched anew.
+        let held = objects.appendingPathComponent("held")
+        try Data("held\n".utf8).write(to: held)
+        let holder = try FileHandle(forReadingFrom: held)
+        defer { try? holder.close() }
+        try FileManager.default.removeItem(at: objects)
+        try FileManager.default.createDirectory(at: objects, withIntermediateDirectories: true)
+        incoming.watch(objects: objects.path)
+        let again = objects.appendingPathComponent("tmp_objdir-incoming-again")
+        try FileManager.default.createDirectory(at: again.appendingPathComponent("pack"), withIntermediateDirectories: true)
+        try pack.write(to: again.appendingPathComponent("pack/tmp_pack_again"))
+        waitUntil { incoming.hasRead(quarantine: again.path) }
+        #expect(incoming.hasRead(quarantine: again.path), "the folder made again is not watched")
     }
 
     /// A verifier busy with as many pushes as it takes answers `elsewhere`: the next push is verified
