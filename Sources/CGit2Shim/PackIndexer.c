@@ -59,6 +59,8 @@ struct cohort_pack_indexer {
     indexer_entry *entries;
     size_t entry_count, entry_capacity;
     size_t kept_bytes;
+    size_t kept_limit;    // KEPT_LIMIT, or less (`cohort_pack_indexer_limit`)
+    uint32_t entry_limit; // ENTRY_LIMIT, or less
     // The entry being inflated, if any (the last one).
     int inflating;
     unsigned char *out;
@@ -72,7 +74,14 @@ cohort_pack_indexer *cohort_pack_indexer_new(cohort_pack_named named, void *cont
     if (!indexer) return NULL;
     indexer->named = named;
     indexer->context = context;
+    indexer->kept_limit = KEPT_LIMIT;
+    indexer->entry_limit = ENTRY_LIMIT;
     return indexer;
+}
+
+void cohort_pack_indexer_limit(cohort_pack_indexer *indexer, uint32_t entries, size_t kept) {
+    if (entries < indexer->entry_limit) indexer->entry_limit = entries;
+    if (kept < indexer->kept_limit) indexer->kept_limit = kept;
 }
 
 void cohort_pack_indexer_report_to(cohort_pack_indexer *indexer, git_indexer_progress_cb progress, void *payload) {
@@ -185,7 +194,7 @@ static int end_entry(cohort_pack_indexer *indexer, const unsigned char *pack, gi
         stats->indexed_objects++;
         if (indexer->named) indexer->named(indexer->context, entry->type, entry->id, indexer->out, (size_t)entry->size);
     }
-    if (indexer->kept_bytes + entry->size + KEPT_OVERHEAD <= KEPT_LIMIT) {
+    if (indexer->kept_bytes + entry->size + KEPT_OVERHEAD <= indexer->kept_limit) {
         entry->kept = indexer->out;
         indexer->kept_bytes += (size_t)entry->size + KEPT_OVERHEAD;
     } else {
@@ -207,7 +216,7 @@ int cohort_pack_indexer_advance(cohort_pack_indexer *indexer, const unsigned cha
     if (!indexer->begun) {
         if (length < 12) return 0;
         uint32_t version = cohort_be32(pack + 4), count = cohort_be32(pack + 8);
-        if (memcmp(pack, "PACK", 4) != 0 || version != 2 || count == 0 || count > ENTRY_LIMIT) {
+        if (memcmp(pack, "PACK", 4) != 0 || version != 2 || count == 0 || count > indexer->entry_limit) {
             return decline(indexer);
         }
         indexer->count = count;

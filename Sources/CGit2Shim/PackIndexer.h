@@ -15,6 +15,11 @@ typedef void (*cohort_pack_named)(void *context, int type, const unsigned char *
 /// A new indexer for one pack, telling `named` of each object it names; NULL when memory is refused.
 cohort_pack_indexer *cohort_pack_indexer_new(cohort_pack_named named, void *context);
 
+/// Lowers the indexer's bounds: at most `entries` entries (a pack declaring more is declined), and
+/// at most `kept` bytes inflated in the first pass kept for the second (0: none, where no second pass
+/// will run).
+void cohort_pack_indexer_limit(cohort_pack_indexer *indexer, uint32_t entries, size_t kept);
+
 /// A fetch's progress callback, called as libgit2's indexer calls it.
 void cohort_pack_indexer_report_to(cohort_pack_indexer *indexer, git_indexer_progress_cb progress, void *payload);
 

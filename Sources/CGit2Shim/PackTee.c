@@ -41,6 +41,7 @@ struct cohort_pack_tee {
     int ended;                 // under `lock`: no more objects will be handed on
     int indexing;              // under `lock`: a fetch's writer indexes the room (it stays until that ends)
     int forgotten;             // under `lock`: let go while indexing; unmapped when the indexing ends
+    int whole_only;            // fed by hand, its deltas never named (`cohort_pack_tee_read_only_whole`)
     atomic_int stopped;        // the reader is told to stop
     cohort_pack_indexer *indexer;   // names the copy's objects; used by the one thread that copies bytes in
     git_indexer_progress stats;     // its counts, for a copy fed by hand
@@ -156,15 +157,22 @@ void cohort_pack_tee_release(cohort_pack_tee *tee) {
 
 void cohort_pack_tee_end(cohort_pack_tee *tee) {
     // A copy fed by hand: the indexer names the objects of deltas now, without writing anything.
+    // One read for its whole objects only names nothing more.
     cohort_pack_indexer *indexer = tee_take_indexer(tee);
     if (indexer) {
         pthread_mutex_lock(&tee->lock);
         size_t length = tee->room ? tee->length : 0;
         pthread_mutex_unlock(&tee->lock);
-        if (length) cohort_pack_indexer_finish(indexer, tee->room, length, NULL, &tee->stats);
+        if (length && !tee->whole_only) cohort_pack_indexer_finish(indexer, tee->room, length, NULL, &tee->stats);
         cohort_pack_indexer_free(indexer);
     }
     tee_close(tee);
+}
+
+void cohort_pack_tee_read_only_whole(cohort_pack_tee *tee, uint32_t entries) {
+    // Before any byte is appended, on the thread that appends.
+    if (tee->indexer) cohort_pack_indexer_limit(tee->indexer, entries, 0);
+    tee->whole_only = 1;
 }
 
 void cohort_pack_tee_stop(cohort_pack_tee *tee) {

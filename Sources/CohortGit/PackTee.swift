@@ -37,6 +37,12 @@ public final class PackTee: @unchecked Sendable {
         return try body(type == 1 ? .commit : .blob, ObjectID(id), UnsafeRawBufferPointer(start: data, count: size))
     }
 
+    /// For a copy fed by hand whose deltas will never be named (no `end()`): nothing is kept for that,
+    /// and a pack of more than `entries` entries is declined. Before the first `append`.
+    public func readOnlyWholeObjects(entries: Int) {
+        cohort_pack_tee_read_only_whole(pointer, UInt32(clamping: entries))
+    }
+
     /// Makes the reader stop at its next step; nothing more is handed on (any thread).
     public func stop() {
         cohort_pack_tee_stop(pointer)

@@ -172,13 +172,13 @@ public final class ResidentVerifier: Sendable {
         // The push's pack, read while git indexed it: its signatures found checked. Kept until the
         // answer is sent (its results are found only while it lives); later pushes here are watched.
         let early = objects.objectDirectory.flatMap { incoming?.claim(quarantine: $0) }
-        incoming?.watch(objects: repository.objectsDirectory)
         #endif
         let verdict = PreReceiveHook.verdict(updates, in: repository)
         answered.add(1, ordering: .relaxed)
         reply(connection, verdict.status == 0 ? .accept : .refuse, verdict.text)
         #if os(Linux)
         withExtendedLifetime(early) {}
+        incoming?.watch(objects: repository.objectsDirectory)
         #endif
         // Let go only now: freeing the handle unmaps its packs, which the push need not wait for.
         withExtendedLifetime(repository) {}

@@ -5,15 +5,17 @@ import Foundation
 import Synchronization
 
 /// Results of the two costliest pure computations of verification, a commit's signer and a notice's
-/// opening, computed ahead from a clone's pack while it is still indexed (`EarlyChecks`), and found
-/// again by the verifier. Each is keyed by the name of the object it was computed from: the indexer's
+/// opening, computed ahead from a pack while it is still indexed (`EarlyChecks`): a clone's, or a push's
+/// in a resident verifier (`IncomingPacks`, where git's index of the pack, written by `index-pack` from
+/// names it computed over the same bytes, is the one the verifier reads), and found again by the
+/// verifier. Each is keyed by the name of the object it was computed from: the indexer's
 /// `git_odb_hash` (SHA-1 with collision detection) of exactly the bytes the computation read, the
 /// name the pack's index gives the entry those bytes came from. Every later read of that name
 /// resolves the same entry with the same inflation and delta code (and libgit2's indexer names every
 /// entry the same: the `pack` fuzz target), so a result found here is exactly the one the verifier
 /// would compute: the memo moves work and changes no verdict. Each result is handed out once. Failures are never kept (the verifier
 /// computes them again, with its paths in the messages). Consulted only while early checks are alive
-/// in the process (`EarlyChecks`), and emptied when the last goes.
+/// in the process (`EarlyChecks`), and emptied when the last goes; a result taken gives its weight back.
 enum CheckedAhead {
     /// Signers kept at most.
     static let signerLimit = 1 << 17
@@ -68,9 +70,9 @@ enum CheckedAhead {
     }
 
     /// Results kept by the name of the object they were computed from, up to a total weight; once
-    /// full, nothing more is kept.
+    /// full, nothing more is kept until some are taken.
     private final class Kept<Value: Sendable>: Sendable {
-        private let storage = Mutex<(weight: Int, values: [ObjectID: Value])>((0, [:]))
+        private let storage = Mutex<(weight: Int, values: [ObjectID: (value: Value, weight: Int)])>((0, [:]))
         private let limit: Int
 
         init(limit: Int) {
@@ -79,9 +81,14 @@ enum CheckedAhead {
 
         /// The value kept for `key`, let go here: a verification asks once for each, and its thread
         /// frees what it took, where the last early checks would free it all on one thread. Asked
-        /// again, the value is computed again. The weight stays counted: what is kept in all is bounded.
+        /// again, the value is computed again. Its weight is given back: a resident verifier's early
+        /// checks follow one another for as long as pushes do, and what is kept at once stays bounded.
         func take(_ key: ObjectID) -> Value? {
-            storage.withLock { $0.values.removeValue(forKey: key) }
+            storage.withLock { storage in
+                guard let kept = storage.values.removeValue(forKey: key) else { return nil }
+                storage.weight -= kept.weight
+                return kept.value
+            }
         }
 
         /// Computes the value for `key` and keeps it: true when kept, false when there is nothing to
@@ -91,9 +98,10 @@ enum CheckedAhead {
             if full { return nil }
             guard !known, let value = try? compute() else { return false }
             return storage.withLock {
+                guard $0.values[key] == nil else { return false }
                 guard $0.weight + weight <= limit else { return nil }
                 $0.weight += weight
-                $0.values[key] = value
+                $0.values[key] = (value, weight)
                 return true
             }
         }
@@ -145,6 +153,9 @@ public final class EarlyChecks: Sendable {
         CheckedAhead.end()
     }
 
+    /// Results kept so far.
+    public var kept: Int { reading.kept.load(ordering: .relaxed) }
+
     /// Stops the reader (or, `readingAll`, lets it read to the pack's end first), waits for it and
     /// lets go of the pack's copy; returns how many results it kept. Later calls only return that.
     @discardableResult
@@ -178,11 +189,15 @@ public final class EarlyChecks: Sendable {
     }
 }
 
-/// Lets the calling thread run only on cores no other thread wants (Linux; elsewhere nothing changes).
+/// Lets the calling thread run only on cores no other thread wants (Linux's `SCHED_IDLE`; where that is
+/// refused, the lowest priority, nice 19; elsewhere nothing changes).
 public func runOnlyWhenIdle() {
     #if os(Linux)
     var parameters = sched_param()
-    // SCHED_IDLE (5), which Glibc's module leaves out with the rest of _GNU_SOURCE.
-    _ = sched_setscheduler(0, 5, &parameters)
+    // SCHED_IDLE (5), which Glibc's module leaves out with the rest of _GNU_SOURCE. On Linux both calls
+    // change the calling thread only.
+    if sched_setscheduler(0, 5, &parameters) != 0 {
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+    }
     #endif
 }

@@ -393,75 +393,92 @@ final class FakeVerifier {
         return lines
     }
 
-    /// What the watch of incoming packs reads, and what it leaves alone: a `tmp_pack_*` that is a link
-    /// (to a pack full of good notices) is never opened; a real one, written a few bytes at a time as
-    /// git writes it, is read as it grows, and its notice is found checked once claimed; a quarantine
-    /// nobody claims is let go when git removes it.
+    /// What the watch of incoming packs reads, and what it leaves alone. Links (in place of a pack, or
+    /// of a quarantine) and a pipe are never opened, and the watch goes on past them; a pack written a
+    /// few hundred bytes at a time as git writes one is read as it grows, and claimed the way a push's
+    /// answer claims it (without waiting), its notices are found checked; a quarantine nobody claims is
+    /// let go when git removes it; a repository made again at its path is watched anew.
     @Test func incomingPacksReadOnlyWhatGitWrites() throws {
         let scenario = try Scenario()
         let owner = scenario.owner
         let me = try signer(owner.home, in: owner)
-        let files = try Attacks.noticeFiles(3, by: me, in: scenario.identifier)
-        // A pack of the three notices, as git writes one.
         let scratch = scenario.temp.path("scratch")
         #expect(try run("git", ["init", "-q", scratch.path], in: scenario.temp.url).status == 0)
-        var blobs: [ObjectID] = []
-        for (index, data) in files.values.enumerated() {
-            let file = scratch.appendingPathComponent("n\(index).json")
-            try data.write(to: file)
-            blobs.append(try ObjectID(hex: run("git", ["hash-object", "-w", file.path], in: scratch).stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        // Two packs of three notices each, as git writes them.
+        func pack(_ label: String) throws -> (data: Data, blobs: [ObjectID]) {
+            var blobs: [ObjectID] = []
+            for (index, data) in try Attacks.noticeFiles(3, by: me, in: scenario.identifier).values.enumerated() {
+                let file = scratch.appendingPathComponent("\(label)\(index).json")
+                try data.write(to: file)
+                blobs.append(try ObjectID(hex: run("git", ["hash-object", "-w", file.path], in: scratch).stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+            }
+            let packed = try run("/bin/sh", ["-c", "printf '%s\\n' \(blobs.map(\.hex).joined(separator: " ")) | git pack-objects -q --window=0 --stdout > \(label).pack"], in: scratch)
+            #expect(packed.status == 0, "\(packed.stderr)")
+            return (try Data(contentsOf: scratch.appendingPathComponent("\(label).pack")), blobs)
         }
-        let packed = try run("/bin/sh", ["-c", "printf '%s\\n' \(blobs.map(\.hex).joined(separator: " ")) | git pack-objects -q --stdout > all.pack"], in: scratch)
-        #expect(packed.status == 0, "\(packed.stderr)")
-        let pack = try Data(contentsOf: scratch.appendingPathComponent("all.pack"))
+        // Each quarantine its own notices: results kept and not taken stay while any checks are alive.
+        let linkedTo = try pack("linked"), real = try pack("real"), refusedPack = try pack("refused"), againPack = try pack("again")
 
         let objects = scenario.temp.path("watched/objects")
         try FileManager.default.createDirectory(at: objects, withIntermediateDirectories: true)
         let incoming = try #require(IncomingPacks())
         defer { incoming.stop() }
-        incoming.watch(objects: objects.path)
-        func waitUntil(_ condition: () -> Bool) {
-            for _ in 0..<500 where !condition() { usleep(10_000) }
-        }
-
-        // A link where git writes its pack: never followed.
-        let linked = objects.appendingPathComponent("tmp_objdir-incoming-linked")
-        try FileManager.default.createDirectory(at: linked.appendingPathComponent("pack"), withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(at: linked.appendingPathComponent("pack/tmp_pack_link"), withDestinationURL: scratch.appendingPathComponent("all.pack"))
-        usleep(300_000)
-        #expect(incoming.packsBeingRead == 0)
-        #expect(incoming.claim(quarantine: linked.path) == nil)
-
-        // The real thing, a few hundred bytes at a time.
-        let quarantine = objects.appendingPathComponent("tmp_objdir-incoming-real")
-        try FileManager.default.createDirectory(at: quarantine.appendingPathComponent("pack"), withIntermediateDirectories: true)
-        let path = quarantine.appendingPathComponent("pack/tmp_pack_real")
-        #expect(FileManager.default.createFile(atPath: path.path, contents: nil))
-        let writer = try FileHandle(forWritingTo: path)
-        var offset = 0
-        while offset < pack.count {
-            let end = min(pack.count, offset + 300)
-            try writer.write(contentsOf: pack[offset..<end])
-            offset = end
-            usleep(2_000)
-        }
-        try writer.close()
-        waitUntil { incoming.packsBeingRead == 1 && incoming.hasRead(quarantine: quarantine.path) }
         IncomingPacks.claimsWait.store(true, ordering: .relaxed)
-        let early = incoming.claim(quarantine: quarantine.path)
+        incoming.watch(objects: objects.path)
         IncomingPacks.claimsWait.store(false, ordering: .relaxed)
-        #expect(early != nil)
-        for blob in blobs {
-            let notice = CheckedAhead.notice(blob)
-            #expect(notice != nil, "notice \(blob.hex) was not checked ahead")
+        func waitUntil(_ condition: () -> Bool) {
+            for _ in 0..<1000 where !condition() { usleep(10_000) }
+        }
+        func quarantine(_ name: String) throws -> URL {
+            let folder = objects.appendingPathComponent("tmp_objdir-incoming-\(name)")
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent("pack"), withIntermediateDirectories: true)
+            return folder
+        }
+        func writeSlowly(_ data: Data, to file: URL) throws {
+            #expect(FileManager.default.createFile(atPath: file.path, contents: nil))
+            let writer = try FileHandle(forWritingTo: file)
+            var offset = 0
+            while offset < data.count {
+                let end = min(data.count, offset + 300)
+                try writer.write(contentsOf: data[offset..<end])
+                offset = end
+                usleep(1_000)
+            }
+            try writer.close()
+        }
+        try linkedTo.data.write(to: scratch.appendingPathComponent("linked-target.pack"))
+
+        // A quarantine holding a link to a pack, a pipe, then a real pack: only the real one is read.
+        let mixed = try quarantine("mixed")
+        try FileManager.default.createSymbolicLink(at: mixed.appendingPathComponent("pack/tmp_pack_a_link"),
+                                                   withDestinationURL: scratch.appendingPathComponent("linked-target.pack"))
+        #expect(mkfifo(mixed.appendingPathComponent("pack/tmp_pack_b_pipe").path, 0o600) == 0)
+        try writeSlowly(real.data, to: mixed.appendingPathComponent("pack/tmp_pack_c_real"))
+        // A link in place of a quarantine, to a folder holding a pack: never followed.
+        let elsewhere = scenario.temp.path("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere.appendingPathComponent("pack"), withIntermediateDirectories: true)
+        try linkedTo.data.write(to: elsewhere.appendingPathComponent("pack/tmp_pack_elsewhere"))
+        try FileManager.default.createSymbolicLink(at: objects.appendingPathComponent("tmp_objdir-incoming-link"), withDestinationURL: elsewhere)
+        try FileManager.default.createDirectory(at: elsewhere.appendingPathComponent("pack2"), withIntermediateDirectories: true)
+
+        // Claimed as a push's answer claims it, once the checks have kept all three.
+        waitUntil { incoming.kept(quarantine: mixed.path) == 3 }
+        #expect(incoming.kept(quarantine: mixed.path) == 3)
+        #expect(incoming.packsBeingRead == 1, "a link or a pipe was opened")
+        let early = try #require(incoming.claim(quarantine: mixed.path))
+        for blob in real.blobs {
+            #expect(CheckedAhead.notice(blob) != nil, "notice \(blob.hex) was not checked ahead")
+        }
+        for blob in linkedTo.blobs {
+            #expect(CheckedAhead.notice(blob) == nil, "notice \(blob.hex) was read through a link")
         }
         withExtendedLifetime(early) {}
         #expect(incoming.packsBeingRead == 0)
+        #expect(incoming.claim(quarantine: objects.appendingPathComponent("tmp_objdir-incoming-link").path) == nil)
 
         // Unclaimed, and its quarantine removed (a push git refused before the hook): let go.
-        let refused = objects.appendingPathComponent("tmp_objdir-incoming-refused")
-        try FileManager.default.createDirectory(at: refused.appendingPathComponent("pack"), withIntermediateDirectories: true)
-        try pack.write(to: refused.appendingPathComponent("pack/tmp_pack_refused"))
+        let refused = try quarantine("refused")
+        try refusedPack.data.write(to: refused.appendingPathComponent("pack/tmp_pack_refused"))
         waitUntil { incoming.packsBeingRead == 1 }
         #expect(incoming.packsBeingRead == 1)
         try FileManager.default.removeItem(at: refused)
@@ -476,12 +493,13 @@ final class FakeVerifier {
         defer { try? holder.close() }
         try FileManager.default.removeItem(at: objects)
         try FileManager.default.createDirectory(at: objects, withIntermediateDirectories: true)
+        IncomingPacks.claimsWait.store(true, ordering: .relaxed)
         incoming.watch(objects: objects.path)
-        let again = objects.appendingPathComponent("tmp_objdir-incoming-again")
-        try FileManager.default.createDirectory(at: again.appendingPathComponent("pack"), withIntermediateDirectories: true)
-        try pack.write(to: again.appendingPathComponent("pack/tmp_pack_again"))
-        waitUntil { incoming.hasRead(quarantine: again.path) }
-        #expect(incoming.hasRead(quarantine: again.path), "the folder made again is not watched")
+        IncomingPacks.claimsWait.store(false, ordering: .relaxed)
+        let again = try quarantine("again")
+        try againPack.data.write(to: again.appendingPathComponent("pack/tmp_pack_again"))
+        waitUntil { incoming.kept(quarantine: again.path) == 3 }
+        #expect(incoming.kept(quarantine: again.path) == 3, "the folder made again is not watched")
     }
 
     /// A verifier busy with as many pushes as it takes answers `elsewhere`: the next push is verified

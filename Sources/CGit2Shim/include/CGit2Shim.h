@@ -81,6 +81,11 @@ int cohort_git_tee_fetched_pack(git_repository *repository, cohort_pack_tee *tee
 /// Objects of at most 1 MiB, 64 MiB waiting at most (past it, objects are not handed on). One thread only.
 int cohort_pack_tee_next(cohort_pack_tee *tee, int *type, unsigned char id[20], const unsigned char **data, size_t *size);
 
+/// A copy fed by hand whose deltas will never be resolved (no `cohort_pack_tee_end`): the indexer keeps
+/// nothing for a second pass, and declines a pack of more than `entries` entries. Call before the
+/// first `cohort_pack_tee_append`.
+void cohort_pack_tee_read_only_whole(cohort_pack_tee *tee, uint32_t entries);
+
 /// Makes the reader stop at its next step; nothing more is handed on (the copy still takes the
 /// fetch's bytes). Any thread.
 void cohort_pack_tee_stop(cohort_pack_tee *tee);
