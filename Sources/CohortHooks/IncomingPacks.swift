@@ -113,15 +113,15 @@ final class IncomingPacks: @unchecked Sendable {
     /// Stops watching and lets go of every pack being read.
     func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        // The packs first, so that the watching thread stops at its next chunk; their folders'
+        // descriptors only once it has returned (it may be opening a pack relative to one).
+        for pack in state.withLock({ $0.quarantines.values.compactMap(\.pack) }) { pack.close() }
+        done.wait()
         let quarantines = state.withLock { state -> [Quarantine] in
             defer { state.quarantines.removeAll() }
             return Array(state.quarantines.values)
         }
-        for quarantine in quarantines {
-            quarantine.pack?.close()
-            close(quarantine)
-        }
-        done.wait()
+        for quarantine in quarantines { finish(quarantine) }
         Glibc.close(inotify)
     }
 
