@@ -50,7 +50,7 @@ extension Repository {
         guard stamp(String(cString: git_repository_path(pointer)))?.isSameFile(as: stamp(objects.gitDirectory)) == true else {
             throw CohortError(.git, "libgit2 opened another folder than \(objects.gitDirectory)", hint: "the hook reads this repository itself")
         }
-        let own = stamp(String(cString: git_repository_commondir(pointer)) + "/objects")
+        let own = stamp(repository.objectsDirectory)
         let named = [objects.objectDirectory].compactMap { $0 } + objects.alternates
         func isOwn(_ folder: String) -> Bool { own?.isSameFile(as: stamp(folder)) == true }
         if objects.objectDirectory != nil, !named.contains(where: isOwn) {

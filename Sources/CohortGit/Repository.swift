@@ -101,15 +101,18 @@ public final class Repository {
 
     /// The repository's own object folder (`<common dir>/objects`), whatever alternates it reads.
     public var objectsDirectory: String {
-        let common = String(cString: git_repository_commondir(pointer))
-        return (common.hasSuffix("/") ? common : common + "/") + "objects"
+        Self.objectsDirectory(in: String(cString: git_repository_commondir(pointer)))
+    }
+
+    static func objectsDirectory(in commonDirectory: String) -> String {
+        (commonDirectory.hasSuffix("/") ? commonDirectory : commonDirectory + "/") + "objects"
     }
 
     /// The object folders whose packs a handle reads through a reader of its own: a hook's quarantine
     /// (`GIT_OBJECT_DIRECTORY`, when opened from git's environment) and the repository's own objects.
     /// Other alternates keep their place after them.
     static func ownPackFolders(origin: Origin, commonDirectory: String, environment: [String: String]) -> [String] {
-        let own = (commonDirectory.hasSuffix("/") ? commonDirectory : commonDirectory + "/") + "objects"
+        let own = objectsDirectory(in: commonDirectory)
         let quarantine: String? = switch origin {
         case .path: nil
         case .environment: environment["GIT_OBJECT_DIRECTORY"]

@@ -52,7 +52,7 @@ final class IncomingPacks: @unchecked Sendable {
         /// The quarantines of pushes under way, by folder.
         var quarantines: [Folder: Quarantine] = [:]
         /// Packs being read, or being opened to be read.
-        var reading = 0
+        var reading: Int { quarantines.values.filter { $0.pack != nil || $0.opening }.count }
     }
 
     private enum Watched {
@@ -177,7 +177,6 @@ final class IncomingPacks: @unchecked Sendable {
         let pack = entry.pack
         entry.pack = nil
         state.quarantines[folder] = entry
-        if pack != nil { state.reading -= 1 }
         return pack
     }
 
@@ -187,12 +186,6 @@ final class IncomingPacks: @unchecked Sendable {
 
     /// Packs being read now (for tests).
     var packsBeingRead: Int { state.withLock { $0.quarantines.values.filter { $0.pack != nil }.count } }
-
-    /// Whether the pack in `quarantine` was read to its end, git having finished it (for tests).
-    func hasRead(quarantine: String) -> Bool {
-        guard let folder = Folder(quarantine) else { return false }
-        return state.withLock { $0.quarantines[folder]?.pack?.complete == true }
-    }
 
     /// How many results the checks of `quarantine`'s pack have kept so far (for tests).
     func kept(quarantine: String) -> Int {
@@ -274,7 +267,6 @@ final class IncomingPacks: @unchecked Sendable {
             var stale: Quarantine?
             if let known = state.quarantines[folder], known.name != name || (known.objects ?? objects) != objects {
                 stale = state.quarantines.removeValue(forKey: folder)
-                if stale?.pack != nil { state.reading -= 1 }
             }
             guard state.quarantines[folder] == nil, state.quarantines.count < Self.maxQuarantines else { return (false, stale) }
             var quarantine = Quarantine(objects: objects, name: name)
@@ -323,7 +315,6 @@ final class IncomingPacks: @unchecked Sendable {
             guard let quarantine = state.quarantines[folder], !quarantine.done, !quarantine.opening, quarantine.packs >= 0 else { return .none }
             if let pack = quarantine.pack { return pack.name == name ? .read(pack) : .none }
             guard state.reading < Self.maxPacks else { return .none }
-            state.reading += 1
             state.quarantines[folder]?.opening = true
             return .open(quarantine.packs)
         }
@@ -337,7 +328,6 @@ final class IncomingPacks: @unchecked Sendable {
             let published = state.withLock { state -> Bool in
                 state.quarantines[folder]?.opening = false
                 guard let opened, let quarantine = state.quarantines[folder], !quarantine.done else {
-                    state.reading -= 1
                     return false
                 }
                 state.quarantines[folder]?.pack = opened
@@ -367,7 +357,6 @@ final class IncomingPacks: @unchecked Sendable {
         let ended = state.withLock { state -> [Quarantine] in
             let keys = state.quarantines.filter { matching($0.value) }.map(\.key)
             let ended = keys.compactMap { state.quarantines.removeValue(forKey: $0) }
-            state.reading -= ended.filter { $0.pack != nil }.count
             return ended
         }
         for quarantine in ended { finish(quarantine) }
@@ -396,7 +385,6 @@ final class IncomingPacks: @unchecked Sendable {
                 packs.append(pack)
                 state.quarantines[folder]?.pack = nil
                 state.quarantines[folder]?.done = true
-                state.reading -= 1
             }
             return packs
         }

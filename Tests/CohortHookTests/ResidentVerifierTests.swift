@@ -368,10 +368,10 @@ final class FakeVerifier {
             let forged = try attack.make()
             try server.useResident(resident.socket)
             let hits = CheckedAhead.hits.load(ordering: .relaxed)
-            let refused = try refusal(server, bo, attack.code, at: forged)
+            let refused = try server.expectRefused(bo, attack.code, at: forged)
             #expect(CheckedAhead.hits.load(ordering: .relaxed) > hits || !attack.foundAhead, "\(attack.name): nothing was found checked ahead")
             try server.use(.cohortHook)
-            #expect(try refusal(server, bo, attack.code, at: forged) == refused, "\(attack.name)")
+            #expect(try server.expectRefused(bo, attack.code, at: forged) == refused, "\(attack.name)")
             #expect(try server.tip() == good.hex)
         }
         try Attacks.point(bo, at: good)
@@ -381,16 +381,6 @@ final class FakeVerifier {
         // The commit's signer and its notice.
         #expect(CheckedAhead.hits.load(ordering: .relaxed) >= hits + 2)
         #expect(resident.answered == 2 + attacks.count)
-    }
-
-    /// The lines a refused push of `workspace` gets, with `code` when given.
-    private func refusal(_ server: HookServer, _ workspace: Workspace, _ code: String?, at commit: ObjectID) throws -> [String] {
-        if let code { return try server.expectRefused(workspace, code, at: commit) }
-        let result = try server.push(workspace)
-        #expect(result.status != 0, "push was accepted")
-        let lines = result.stderr.split(separator: "\n").map { $0.replacingOccurrences(of: "remote: ", with: "") }.filter { $0.hasPrefix("cohort:") }
-        #expect(lines.contains { $0.hasPrefix("cohort: rejected \(commit.hex) ") }, "\(result.stderr)")
-        return lines
     }
 
     /// What the watch of incoming packs reads, and what it leaves alone. Links (in place of a pack, or
