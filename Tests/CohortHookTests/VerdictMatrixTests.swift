@@ -1,7 +1,7 @@
 import CohortBase
 import CohortCollaboration
 import CohortGit
-import CohortHooks
+@testable import CohortHooks
 @testable import CohortIdentity
 import CohortTestSupport
 @testable import CohortVerification
@@ -36,7 +36,16 @@ import Testing
         defer { resident.stop() }
         try server.useResident(resident.socket)
         #expect(try server.expectRefused(attacker, code.rawValue, at: commit, sourceLocation: sourceLocation) == refused, sourceLocation: sourceLocation)
-        #expect(resident.answered == 1, sourceLocation: sourceLocation)
+        // Once more, now that it has served this repository: the attack's pack (kept as a pack) read
+        // while git indexed it, its signatures checked ahead (`IncomingPacks`), and the same lines.
+        IncomingPacks.claimsWait.store(true, ordering: .relaxed)
+        defer { IncomingPacks.claimsWait.store(false, ordering: .relaxed) }
+        let unpackLimit = ["--git-dir", server.bare.path, "config", "receive.unpackLimit"]
+        let packsKept = try run("git", unpackLimit, in: server.scenario.temp.url).status == 0
+        try server.keepPushesAsPacks()
+        #expect(try server.expectRefused(attacker, code.rawValue, at: commit, sourceLocation: sourceLocation) == refused, sourceLocation: sourceLocation)
+        if !packsKept { _ = try run("git", unpackLimit.dropLast() + ["--unset", "receive.unpackLimit"], in: server.scenario.temp.url) }
+        #expect(resident.answered == 2, sourceLocation: sourceLocation)
         try server.use(.cohortHook)
         // `cohort clone` of the history: refused, nothing left. From the folder (objects copied),
         // through file:// (a pack libgit2 makes, deltas by id) and over smart HTTP (the pack
