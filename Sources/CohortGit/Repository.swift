@@ -28,9 +28,6 @@ public final class Repository {
     var batch: ObjectBatch?
     /// Whether `stageAll(writeIndex: false)` staged something the index file does not hold yet.
     var indexUnwritten = false
-    /// Whether this handle's own pack readers read and keep trees kept between handles
-    /// (`reopen(_:ownPacks:keepingTrees:)`): handles opened for it, a verification's workers', do too.
-    public private(set) var keepsTrees = false
 
     deinit {
         git_repository_free(pointer)
@@ -94,7 +91,6 @@ public final class Repository {
             for (index, folder) in folders.enumerated() {
                 _ = cohort_git_add_own_packs(repository.pointer, folder, Int32(3 + folders.count - index), keepingTrees ? 1 : 0)
             }
-            repository.keepsTrees = keepingTrees
         }
         return repository
     }

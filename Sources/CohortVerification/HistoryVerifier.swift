@@ -89,7 +89,10 @@ public final class HistoryVerifier {
     public func prepare(_ ids: [ObjectID], threads: Int = HistoryVerifier.cores) {
         self.threads = threads
         guard threads > 1, ids.count >= CommitPreparation.minimumBatch else { return }
-        pipelines.append(PreparationPipeline(ids, origin: repository.origin, keepingTrees: repository.keepsTrees, threads: threads))
+        // Without trees kept between handles: a history this long reads trees mostly of its own,
+        // which keeping (each hashed, copied and stored under one lock) cost more than it saved
+        // (Docs/Benchmarks.md); a resident verifier keeps what the pushes of a few commits read.
+        pipelines.append(PreparationPipeline(ids, origin: repository.origin, threads: threads))
     }
 
     /// Stops the preparations under way (their threads end after the commit each has in hand):

@@ -22,11 +22,11 @@ final class PreparationPipeline: @unchecked Sendable {
     private var taken = Set<Int>()
     private let condition = NSCondition()
 
-    init(_ ids: [ObjectID], origin: Repository.Origin, keepingTrees: Bool = false, threads: Int) {
+    init(_ ids: [ObjectID], origin: Repository.Origin, threads: Int) {
         self.ids = ids
         positions = Dictionary(ids.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
         for _ in 0..<threads {
-            let thread = Thread { [self] in work(origin: origin, keepingTrees: keepingTrees) }
+            let thread = Thread { [self] in work(origin: origin) }
             // Enough for the JSON reader's deepest nesting, in a debug build too
             // (PreReceiveTests.aDeeplyNestedNoticeInALongPush).
             thread.stackSize = 1 << 20
@@ -63,9 +63,9 @@ final class PreparationPipeline: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func work(origin: Repository.Origin, keepingTrees: Bool) {
+    private func work(origin: Repository.Origin) {
         // A pack reader of its own: workers sharing libgit2's state of a pack wait on each other's reads.
-        let handle = try? Repository.reopen(origin, ownPacks: true, keepingTrees: keepingTrees)
+        let handle = try? Repository.reopen(origin, ownPacks: true)
         // Contiguous runs, so that a commit's parent was usually just prepared on the same thread and
         // the trees both read are still in its memo.
         let memo = TreeMemo()
