@@ -98,13 +98,14 @@ public enum HookInstaller {
     }
 
     /// What a server keeps to know whether the hooks it installed are still this version's, calling
-    /// these programs as they are now: the scripts `install` can write for `binary` (`pre-receive`
-    /// with and without `cohort-hook`) and the identity (device, inode, size, time) of `binary` and of
+    /// these programs as they are now: the scripts `install` can write for `binary` and `resident`
+    /// (`pre-receive` with and without `cohort-hook`) and the identity (device, inode, size, time) of `binary` and of
     /// the `cohort-hook` beside it. Nothing is started: a `cohort` or `cohort-hook` replaced in place
     /// changes it, and the next start installs again, asking the new pair.
-    public static func scripts(binary: URL) -> Data {
+    public static func scripts(binary: URL, resident: URL? = nil) -> Data {
         let verifier = sibling(of: binary)
-        let variants = hooks.map { script($0, program: binary, binary: binary) } + [script("pre-receive", program: verifier, binary: binary)]
+        let variants = hooks.map { script($0, program: binary, binary: binary, resident: resident) }
+            + [script("pre-receive", program: verifier, binary: binary, resident: resident)]
         let identities = [binary, verifier].map { "# \($0.path): \(FileStamp($0).map { "\($0)" } ?? "missing")\n" }
         return Data((variants + identities).joined().utf8)
     }

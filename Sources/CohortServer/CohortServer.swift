@@ -35,7 +35,14 @@ public final class CohortServer: Sendable {
         try configuration.validate()
         self.configuration = configuration
         self.logger = logger
-        store = try CollaborationStore(dataDirectory: configuration.dataDirectory, hookBinary: configuration.hookBinary)
+        // The hooks ask the resident verifier through cohort-hook-client, which must sit beside the binary.
+        var resident = configuration.verifierSocket
+        if let socket = resident, !FileManager.default.isExecutableFile(atPath: HookInstaller.client(beside: configuration.hookBinary).path) {
+            logger.warning("no resident verifier: cohort-hook-client is not beside the binary the hooks call, so each push runs a hook program started for it (build with `make release`, which puts it there)",
+                           metadata: ["verifier.socket": "\(socket.path)", "hook.binary": "\(configuration.hookBinary.path)"])
+            resident = nil
+        }
+        store = try CollaborationStore(dataDirectory: configuration.dataDirectory, hookBinary: configuration.hookBinary, resident: resident)
         for (identifier, error) in store.refreshHooks() {
             logger.warning("the hooks of a hosted repository could not be installed again; its pushes run the hooks it has (run `cohort hook install` on it, or move a hook that is not Cohort's aside; the next start tries again)",
                            metadata: ["collaboration": "\(identifier)", "error": "\(error)"])
@@ -141,7 +148,7 @@ public final class CohortServer: Sendable {
             router: router(),
             server: server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "cohort"),
-            services: state.services,
+            services: state.services + (store.resident.map { [ResidentVerifierService(program: configuration.hookBinary, socket: $0, logger: logger)] } ?? []),
             onServerRunning: { [self] channel in
                 let port = channel.localAddress?.port ?? 0
                 boundPort.withLock { $0 = port }

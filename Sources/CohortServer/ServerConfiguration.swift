@@ -23,6 +23,10 @@ public struct ServerConfiguration: Sendable {
     public var state: PostgresLocation?
     /// Proxies (nginx) whose `X-Forwarded-For` names the client.
     public var trustedProxies: [String] = []
+    /// Where the resident verifier the server runs beside it (`cohort hook serve`, a child process)
+    /// listens; the hosted repositories' `pre-receive` hooks ask it first, and verify the push
+    /// themselves whenever it does not answer. nil: each push runs a hook program started for it.
+    public var verifierSocket: URL?
     /// The sink types `DATA/sinks.toml` may name (with `state`: the instances deliver to them; without,
     /// the hooks run `hookBinary`, which knows its own).
     public var sinks = SinkRegistry([])
@@ -44,6 +48,16 @@ public struct ServerConfiguration: Sendable {
     }
 
     public var usesTLS: Bool { tlsCertificate != nil }
+
+    /// The resident verifier's socket unless told otherwise: `DATA/server/verifier.sock`, in the
+    /// folder only the server's user may write; nil when that path is too long for a socket.
+    public static func defaultVerifierSocket(in dataDirectory: URL) -> URL? {
+        let socket = dataDirectory.appendingPathComponent("server/verifier.sock")
+        return socket.path.utf8.count <= maxSocketPathBytes ? socket : nil
+    }
+
+    /// The longest path a Unix socket may be bound at (the room in `sockaddr_un`, less its final zero).
+    public static let maxSocketPathBytes = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
 
     /// `--public-url` without a trailing slash: the base of links and the name challenges carry.
     public var publicBase: String? {
@@ -98,6 +112,12 @@ public struct ServerConfiguration: Sendable {
             else {
                 throw CohortError(.malformed, "--public-url '\(publicURL.prefix(60))' is not an http(s) URL",
                                   hint: "e.g. https://cohort.example.org or https://example.org/cohort")
+            }
+        }
+        if let verifierSocket {
+            guard verifierSocket.path.hasPrefix("/"), verifierSocket.path.utf8.count <= Self.maxSocketPathBytes else {
+                throw CohortError(.malformed, "--verifier-socket \(verifierSocket.path.prefix(60)) is not an absolute path of at most \(Self.maxSocketPathBytes) bytes",
+                                  hint: "give a short path in a folder only the server's user may write, such as /run/cohort/verifier.sock")
             }
         }
         for proxy in trustedProxies where ClientAddress.canonical(proxy) == nil {

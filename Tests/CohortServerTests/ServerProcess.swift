@@ -38,6 +38,47 @@ final class ServerProcess {
             throw ServerFailure(description: "cohort serve did not start; log: \(logText())")
         }
         url = String(first.dropFirst("listening on ".count).split(separator: " ")[0])
+        // Pushes from the first on are verified by the resident verifier the server runs beside it, as
+        // they are in use once it is up (the hooks verify a push themselves until it is).
+        if let socket = verifierSocket {
+            let deadline = Date().addingTimeInterval(60)
+            while !Self.isSocket(socket.path), Date() < deadline { usleep(20_000) }
+            guard Self.isSocket(socket.path) else {
+                process.terminate()
+                throw ServerFailure(description: "cohort serve started no resident verifier at \(socket.path); log: \(logText())")
+            }
+        }
+    }
+
+    /// Where the server's resident verifier listens (nil with `--no-resident-verifier`).
+    var verifierSocket: URL? {
+        let arguments = process.arguments ?? []
+        if arguments.contains("--no-resident-verifier") { return nil }
+        if let flag = arguments.firstIndex(of: "--verifier-socket"), flag + 1 < arguments.count {
+            return URL(fileURLWithPath: arguments[flag + 1])
+        }
+        return data.appendingPathComponent("server/verifier.sock")
+    }
+
+    static func isSocket(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
+    }
+
+    /// The server's resident verifier processes (its children running `hook serve`).
+    func verifierProcesses() -> [pid_t] {
+        var found: [pid_t] = []
+        // Each thread's children: the thread that started the verifier may be any of the server's.
+        for task in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/task")) ?? [] {
+            let text = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(task)/children", encoding: .utf8)) ?? ""
+            for word in text.split(separator: " ") {
+                guard let pid = pid_t(word), !found.contains(pid),
+                      let line = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")),
+                      String(decoding: line, as: UTF8.self).contains("hook\0serve\0") else { continue }
+                found.append(pid)
+            }
+        }
+        return found
     }
 
     func logText() -> String {

@@ -68,6 +68,9 @@ struct HookServe: CohortCommand {
     @Option(help: "Pushes verified at once; the hooks of any more verify their pushes themselves.")
     var concurrentPushes = 4
 
+    @Flag(help: "Stop, as on SIGTERM, once standard input ends: how `cohort serve` starts its verifier, so that it never outlives the server.")
+    var untilStdinCloses = false
+
     func validate() throws {
         guard (1...64).contains(concurrentPushes) else { throw ValidationError("--concurrent-pushes must be between 1 and 64") }
     }
@@ -76,10 +79,26 @@ struct HookServe: CohortCommand {
         let verifier = try ResidentVerifier(socket: URL(fileURLWithPath: socket), concurrentPushes: concurrentPushes)
         Terminal.print("verifying pushes for the hooks installed with --resident \(verifier.socket.path) (SIGTERM or Ctrl-C stops)")
         let signals = StopSignal { verifier.stop() }
+        if untilStdinCloses { Self.whenStandardInputEnds { verifier.stop() } }
         verifier.run()
         withExtendedLifetime(signals) {}
         let count = verifier.answered.load(ordering: .relaxed)
         Terminal.print("stopped; \(count) \(count == 1 ? "push" : "pushes") verified")
+    }
+
+    /// Calls `action` on a thread of its own once standard input ends or fails (what it reads is
+    /// dropped): the end of a pipe whose other end the parent held, closed by the parent or by its death.
+    static func whenStandardInputEnds(_ action: @escaping @Sendable () -> Void) {
+        let thread = Thread {
+            var buffer = [UInt8](repeating: 0, count: 512)
+            while true {
+                let count = read(STDIN_FILENO, &buffer, buffer.count)
+                if count > 0 || (count < 0 && errno == EINTR) { continue }
+                break
+            }
+            action()
+        }
+        thread.start()
     }
 }
 

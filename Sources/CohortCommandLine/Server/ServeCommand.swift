@@ -56,6 +56,12 @@ struct ServeCommand: AsyncCohortCommand {
     @Option(name: .customLong("delivery-lease"), parsing: .unconditional, help: ArgumentHelp("With --state: seconds an instance holds a server sink before another instance may take over its delivery (default 30).", valueName: "S"))
     var deliveryLease: Int?
 
+    @Option(name: .customLong("verifier-socket"), help: ArgumentHelp("Where the resident verifier this server runs (`cohort hook serve`) listens; the hosted repositories' hooks ask it first. Default DIR/server/verifier.sock. With several instances on one data directory on several machines, give a path on each machine's own disk, the same on each.", valueName: "PATH"))
+    var verifierSocket: String?
+
+    @Flag(name: .customLong("no-resident-verifier"), help: "Run no resident verifier: each push runs a hook program started for it.")
+    var noResidentVerifier = false
+
     @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "LEVEL"))
     var logLevel = "info"
 
@@ -74,6 +80,7 @@ struct ServeCommand: AsyncCohortCommand {
         }
         guard (1...1_000_000).contains(identityRate) else { throw ValidationError("--identity-rate must be 1 to 1000000") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+        guard verifierSocket == nil || !noResidentVerifier else { throw ValidationError("--verifier-socket and --no-resident-verifier exclude each other") }
         if let deliveryLease {
             guard ServerLimits.deliveryLeaseRange.contains(deliveryLease) else { throw ValidationError("--delivery-lease must be 3 to 3600 seconds") }
             guard stateText != nil else {
@@ -117,6 +124,12 @@ struct ServeCommand: AsyncCohortCommand {
             gitExecutable: try Self.findGit(), limits: limits
         )
         configuration.state = stateLocation
+        if !noResidentVerifier {
+            configuration.verifierSocket = verifierSocket.map { URL(fileURLWithPath: $0) } ?? ServerConfiguration.defaultVerifierSocket(in: configuration.dataDirectory)
+            if configuration.verifierSocket == nil {
+                Terminal.note("cohort serve: no resident verifier: \(configuration.dataDirectory.appendingPathComponent("server/verifier.sock").path) is longer than \(ServerConfiguration.maxSocketPathBytes) bytes, so each push runs a hook program started for it (give a shorter --verifier-socket)")
+            }
+        }
         configuration.trustedProxies = trustedProxies
         configuration.sinks = CohortCommandLine.sinks
         let settings = configuration

@@ -37,10 +37,13 @@ public struct Registration: Codable, Sendable, Equatable {
 public struct CollaborationStore: Sendable {
     public let dataDirectory: URL
     let hookBinary: URL
+    /// The resident verifier's socket the `pre-receive` hooks ask first (`ServerConfiguration.verifierSocket`).
+    let resident: URL?
 
-    public init(dataDirectory: URL, hookBinary: URL) throws {
+    public init(dataDirectory: URL, hookBinary: URL, resident: URL? = nil) throws {
         self.dataDirectory = dataDirectory
         self.hookBinary = hookBinary
+        self.resident = resident
         try AtomicFile.createDirectory(dataDirectory, mode: 0o700)
         try AtomicFile.createDirectory(collaborations, mode: 0o755)
         try AtomicFile.createDirectory(serverDirectory, mode: 0o700)
@@ -81,18 +84,18 @@ public struct CollaborationStore: Sendable {
     var hooksStamp: URL { serverDirectory.appendingPathComponent("hooks") }
 
     /// Installs the hooks of every hosted repository again when this binary, the `cohort-hook` beside
-    /// it, or this version's scripts differ from those they were installed with (`hooksStamp`): after
+    /// it, the resident verifier's socket, or this version's scripts differ from those they were installed with (`hooksStamp`): after
     /// an upgrade or a move of the binary, each push runs the same programs as the server. A start
     /// with nothing changed reads one file and two file identities, and starts no process; a hook
     /// already as it should be is not rewritten. Returns the repositories that
     /// could not be brought up to date, with why (they are tried again at the next start).
     public func refreshHooks() -> [(identifier: String, error: any Error)] {
-        let scripts = HookInstaller.scripts(binary: hookBinary)
+        let scripts = HookInstaller.scripts(binary: hookBinary, resident: resident)
         guard (try? AtomicFile.read(hooksStamp, maxBytes: 64 << 10, what: "hooks stamp")) != scripts else { return [] }
         var failed: [(String, any Error)] = []
         for identifier in identifiers() {
             do {
-                _ = try HookInstaller.install(into: repositoryURL(identifier), binary: hookBinary, chain: false)
+                _ = try HookInstaller.install(into: repositoryURL(identifier), binary: hookBinary, chain: false, resident: resident)
             } catch {
                 failed.append((identifier, error))
             }
@@ -123,7 +126,7 @@ public struct CollaborationStore: Sendable {
         try repository.setConfig("receive.denyNonFastForwards", to: "true")
         try repository.setConfig("receive.denyDeletes", to: "true")
         try repository.setConfig("core.logAllRefUpdates", to: "true")
-        _ = try HookInstaller.install(into: staging, binary: hookBinary, chain: false)
+        _ = try HookInstaller.install(into: staging, binary: hookBinary, chain: false, resident: resident)
         try AtomicFile.createDirectory(CohortDirectory(gitDirectory: staging).url, mode: 0o700)
         try AtomicFile.write(ServerAPI.encode(record), to: Self.registrationURL(in: staging), mode: 0o644, replacing: false)
         // rename(2) of a directory onto an existing non-empty one fails: two publishers, one winner.
