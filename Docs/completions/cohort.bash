@@ -772,7 +772,7 @@ _cohort_hook_post-receive() {
 
 _cohort_hook_serve() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--until-stdin-closes --version -h --help)
     repeating_options=()
     non_repeating_options=(--socket --concurrent-pushes)
     __cohort_offer_flags_options 0
@@ -858,9 +858,9 @@ _cohort_proof_verify() {
 
 _cohort_serve() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--no-resident-verifier --version -h --help)
     repeating_options=(--trusted-proxy)
-    non_repeating_options=(--data --listen --tls-cert --tls-key --public-url --max-push-mb --max-transfers --token-lifetime --challenge-lifetime --identity-rate --state --delivery-lease --log-level)
+    non_repeating_options=(--data --listen --tls-cert --tls-key --public-url --max-push-mb --max-transfers --token-lifetime --challenge-lifetime --identity-rate --state --delivery-lease --verifier-socket --log-level)
     __cohort_offer_flags_options 0
 
     # Offer option value completions
@@ -902,6 +902,9 @@ _cohort_serve() {
         return
         ;;
     '--delivery-lease')
+        return
+        ;;
+    '--verifier-socket')
         return
         ;;
     '--log-level')
