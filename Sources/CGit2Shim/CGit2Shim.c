@@ -8,7 +8,23 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#ifdef __linux__
+#include <sys/vfs.h>
+#endif
 #include "CGit2Shim.h"
+
+int cohort_file_system_type(const char *path, unsigned long long *type) {
+#ifdef __linux__
+    struct statfs info;
+    if (statfs(path, &info) != 0) return -1;
+    *type = (unsigned long long)(unsigned int)info.f_type;
+    return 0;
+#else
+    (void)path;
+    (void)type;
+    return -1;
+#endif
+}
 
 void cohort_malloc_keep_freed(void) {
 #ifdef __GLIBC__

@@ -78,6 +78,13 @@ public enum GitRuntime {
         return (bytes, reads)
     }
 
+    /// The kind of network file system (NFS, SMB, CIFS) holding `folder`, if it is on one (Linux only).
+    public static func networkFileSystem(holding folder: String) -> String? {
+        var type: UInt64 = 0
+        guard cohort_file_system_type(folder, &type) == 0 else { return nil }
+        return [0x6969: "NFS", 0x517B: "SMB", 0xFF53_4D42: "CIFS", 0xFE53_4D42: "SMB2"][type]
+    }
+
     /// Keeps memory the process frees for its next allocations (the C library's allocator, where it
     /// can be told): a process that verifies push after push otherwise hands its buffers back to the
     /// system after each push and takes them again, a page fault at a time, in the next.

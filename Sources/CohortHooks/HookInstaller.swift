@@ -38,7 +38,7 @@ public enum HookInstaller {
     /// must sit beside `binary`, and verifies the push itself when none answers. An empty repository
     /// also gets HEAD pointed at `refs/heads/main`, Cohort's default branch.
     public static func install(into url: URL, binary: URL, chain: Bool, resident: URL? = nil) throws -> [(hook: URL, outcome: Outcome, program: URL)] {
-        if let resident {
+        if resident != nil {
             guard FileManager.default.isExecutableFile(atPath: client(beside: binary).path) else {
                 throw CohortError(.notFound, "\(client(beside: binary).path) is not there", hint: "build it with `make release`, which puts it beside cohort")
             }

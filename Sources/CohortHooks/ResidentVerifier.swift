@@ -29,6 +29,18 @@ public final class ResidentVerifier: Sendable {
     #endif
     /// Pushes verified (accepted or refused) since the start.
     public let answered = Atomic<Int>(0)
+    /// The program this verifier runs as, and its file as it was at the start: once it is replaced (an
+    /// upgrade in place), pushes are handed back to the hooks and the verifier ends.
+    private let program: URL?
+    private let programStamp: FileStamp?
+    /// Why the verifier ended on its own (its socket or its program replaced); nil when `stop()` ended it.
+    public let endedBecause = Mutex<String?>(nil)
+    /// How often, with no push, the verifier looks whether its socket and its program are still its own.
+    static let lookSeconds: Int32 = 2
+    /// The variables the client never sends and leaves to the hook program, even empty (main.c's list):
+    /// a server whose environment holds one has every push verified by the hook program.
+    public static let variablesLeftToTheHook = ["GIT_NAMESPACE", "GIT_COMMON_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE",
+                                                "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"]
     /// How long one request may take to arrive, or its reply to leave.
     static let transferSeconds = 10
     /// Maps of pack files kept between pushes (a repository's packs and their indexes).
@@ -37,14 +49,22 @@ public final class ResidentVerifier: Sendable {
     static let keptTreeBytes = 32 << 20
 
     /// Listens at `socket` (mode 0600). A stale socket left by a verifier that ended is replaced; a
-    /// live one, or any other file there, is refused. At most `concurrentPushes` pushes are verified
-    /// at once; others are answered `elsewhere` at once.
-    public init(socket: URL, concurrentPushes: Int = 4) throws {
+    /// live one, or any other file there, is refused, and so is a folder on a network file system
+    /// (another machine's verifier could not be reached there, so it would be taken for stale). At
+    /// most `concurrentPushes` pushes are verified at once; others are answered `elsewhere` at once.
+    /// `program`: the file this verifier runs as; the verifier ends once it is replaced.
+    public init(socket: URL, concurrentPushes: Int = 4, program: URL? = nil) throws {
         let path = socket.path
         guard path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
             throw CohortError(.usage, "the socket path \(path) is longer than \(MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1) bytes",
                               hint: "choose a shorter path, such as /run/cohort/verifier.sock")
         }
+        if let kind = GitRuntime.networkFileSystem(holding: socket.deletingLastPathComponent().path) {
+            throw CohortError(.usage, "the socket's folder \(socket.deletingLastPathComponent().path) is on a network file system (\(kind)), where a verifier on another machine would be taken for a stale one",
+                              hint: "choose a path on this machine's own disk, such as /run/cohort/verifier.sock")
+        }
+        self.program = program
+        programStamp = program.flatMap(FileStamp.init)
         var status = stat()
         if lstat(path, &status) == 0 {
             guard status.st_mode & S_IFMT == S_IFSOCK else {
@@ -85,9 +105,16 @@ public final class ResidentVerifier: Sendable {
         configurationHome = [environment["HOME"] ?? "", environment["XDG_CONFIG_HOME"] ?? ""]
     }
 
-    /// Accepts and answers requests until `stop()`.
+    /// Accepts and answers requests until `stop()`, or until its socket or its program is replaced
+    /// (`endedBecause` says which).
     public func run() {
         while !stopped.load(ordering: .acquiring) {
+            var ready = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            let polled = poll(&ready, 1, Self.lookSeconds * 1000)
+            if polled == 0 || (polled < 0 && errno == EINTR) {
+                if let reason = replaced() { end(because: reason) }
+                continue
+            }
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else {
                 if errno == EINTR || errno == ECONNABORTED { continue }
@@ -123,6 +150,23 @@ public final class ResidentVerifier: Sendable {
             thread.start()
         }
         close(listener)
+    }
+
+    /// Why this verifier should no longer answer, if it should not: its socket file is no longer the
+    /// one it listens at (removed, or another verifier's), or its program's file changed.
+    private func replaced() -> String? {
+        if let identity, !identity.isSameFile(as: FileStamp(socket)) {
+            return "the socket \(socket.path) was removed or replaced, perhaps by another verifier"
+        }
+        if let program, FileStamp(program) != programStamp {
+            return "its program \(program.path) was replaced, by an upgrade say"
+        }
+        return nil
+    }
+
+    private func end(because reason: String) {
+        endedBecause.withLock { $0 = $0 ?? reason }
+        stop()
     }
 
     /// Stops accepting, and removes the socket if it is still this verifier's. Pushes being verified
@@ -161,6 +205,13 @@ public final class ResidentVerifier: Sendable {
         } catch {
             answered.add(1, ordering: .relaxed)
             reply(connection, .refuse, PreReceiveHook.Verdict(error).text)
+            return
+        }
+        // A program replaced since the start would verify by other rules than the hook program now
+        // does: the push goes back to the hook, and this verifier ends (so does one whose socket is gone).
+        if let reason = replaced() {
+            reply(connection, .elsewhere, "")
+            end(because: reason)
             return
         }
         // A repository this process cannot open as the hook would is the hook's to verify.

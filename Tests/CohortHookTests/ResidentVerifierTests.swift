@@ -16,9 +16,9 @@ final class RunningVerifier {
     private let ended = DispatchSemaphore(value: 0)
     private let stopped = Mutex(false)
 
-    init(socket: URL = RunningVerifier.freshSocket(), concurrentPushes: Int = 4) throws {
+    init(socket: URL = RunningVerifier.freshSocket(), concurrentPushes: Int = 4, program: URL? = nil) throws {
         self.socket = socket
-        verifier = try ResidentVerifier(socket: socket, concurrentPushes: concurrentPushes)
+        verifier = try ResidentVerifier(socket: socket, concurrentPushes: concurrentPushes, program: program)
         let thread = Thread { [verifier, ended] in
             verifier.run()
             ended.signal()
@@ -28,6 +28,13 @@ final class RunningVerifier {
 
     /// Pushes it has verified so far.
     var answered: Int { verifier.answered.load(ordering: .relaxed) }
+
+    /// Whether `run` returned on its own within `seconds`.
+    func endsOnItsOwn(within seconds: Int) -> Bool {
+        guard ended.wait(timeout: .now() + .seconds(seconds)) == .success else { return false }
+        stopped.withLock { $0 = true }
+        return true
+    }
 
     func stop() {
         guard stopped.withLock({ let was = $0; $0 = true; return !was }) else { return }
@@ -354,14 +361,13 @@ final class FakeVerifier {
         let odd = try #require(changed.keys.sorted().first)
         changed[odd] = try Attacks.signatureByteChanged(#require(changed[odd]))
         let eve = try signer(TestPerson.make("eve", in: scenario.temp).home, in: bo)
-        // The changed byte may fall in the signature or in the payload: refused either way, the code
-        // depending on which; the same lines from both verifiers is what counts.
+        // The changed byte falls in the signature's values: refused, with the same lines from both verifiers.
         let attacks: [(name: String, code: String?, foundAhead: Bool, make: () throws -> ObjectID)] = [
             ("a stranger's commit", "E_UNKNOWN_ROOT", true, { try forge(bo, signer: eve, files: Attacks.noticeFiles(100, by: eve, in: scenario.identifier)) }),
             // Refused for its signature before any notice is opened: nothing checked ahead is asked for.
             ("Cy's signature over Bo's proof", "E_BAD_SIGNATURE", false,
              { try forge(bo, signer: signer(scenario.cy.home, in: bo), files: Attacks.noticeFiles(100, by: me, in: scenario.identifier), trailer: me) }),
-            ("one notice's signature changed", nil, true, { try forge(bo, signer: me, files: changed) }),
+            ("one notice's signature changed", "E_BAD_SIGNATURE", true, { try forge(bo, signer: me, files: changed) }),
         ]
         for attack in attacks {
             try Attacks.point(bo, at: good)
@@ -609,6 +615,38 @@ final class FakeVerifier {
         replacing.stop()
         #expect(!FileManager.default.fileExists(atPath: stale.path))
         #expect(throws: CohortError(.usage, "")) { try ResidentVerifier(socket: URL(fileURLWithPath: "/tmp/" + String(repeating: "s", count: 120))) }
+    }
+
+    /// A verifier whose program file is replaced (an upgrade in place) would verify by other rules
+    /// than the hook program now does: it hands the push back and ends. One whose socket is removed
+    /// or taken (another verifier's now) ends too, rather than listen where nobody can reach it.
+    @Test func aVerifierWhoseProgramOrSocketIsReplacedEnds() throws {
+        let server = try HookServer(transport: .local)
+        let program = server.scenario.temp.path("cohort-copy")
+        try Data("version one".utf8).write(to: program)
+        let socket = RunningVerifier.freshSocket()
+        let resident = try RunningVerifier(socket: socket, program: program)
+        try server.useResident(socket)
+        let owner = server.scenario.owner
+        _ = try owner.comment(on: "shortbread.md", text: "more butter")
+        try server.expectAccepted(owner)
+        #expect(resident.answered == 1)
+
+        try AtomicFile.write(Data("version two".utf8), to: program, mode: 0o755, replacing: true)
+        _ = try owner.comment(on: "shortbread.md", text: "less sugar")
+        try server.expectAccepted(owner)
+        #expect(resident.answered == 1, "the push went back to the hook")
+        #expect(resident.endsOnItsOwn(within: 10))
+        #expect(resident.verifier.endedBecause.withLock { $0 }?.contains("\(program.path) was replaced") == true)
+        #expect(!FileManager.default.fileExists(atPath: socket.path))
+
+        let taken = try RunningVerifier(socket: RunningVerifier.freshSocket())
+        #expect(unlink(taken.socket.path) == 0)
+        #expect(taken.endsOnItsOwn(within: 10), "a verifier whose socket is gone ends within its look interval")
+        #expect(taken.verifier.endedBecause.withLock { $0 }?.contains("was removed or replaced") == true)
+        let bad = try unsignedCommit(in: server)
+        try server.useResident(taken.socket)
+        _ = try server.expectRefused(owner, "E_BAD_SIGNATURE", at: bad)
     }
 
     /// The commands as a user runs them: `cohort hook serve --socket`, `cohort hook install

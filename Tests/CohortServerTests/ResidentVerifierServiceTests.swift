@@ -38,18 +38,23 @@ struct ResidentVerifierServiceTests {
         for pid in verifiers { #expect(!Self.isRunning(pid), "verifier \(pid) outlived the server") }
     }
 
-    @Test("a verifier that dies is started again and pushes meanwhile are verified by the hook program; a killed server leaves no verifier behind")
-    func verifierReplacedAndNeverOrphaned() throws {
+    @Test("a verifier that dies is started again, pushes meanwhile verified by the hook program; the group's SIGTERM is left to the server")
+    func verifierReplaced() throws {
         let hosted = try Hosted()
         let socket = try #require(hosted.server.verifierSocket)
-        let first = try #require(hosted.server.verifierProcesses().first)
-        kill(first, SIGKILL)
-        // Pushed at once: the hook finds no verifier (or the new one) and the push lands either way.
         let bo = hosted.scenario.bo.home
         let clone = hosted.temp.path("bo")
         #expect(try hosted.git(["clone", hosted.link, clone.path], as: bo).status == 0)
         try Data("500 g flour, 10 g salt\n".utf8).write(to: clone.appendingPathComponent("bread/sourdough.md"))
         #expect(try hosted.cohort(["commit", "-m", "salt"], as: bo, in: clone).status == 0)
+
+        // A SIGTERM meant for the server's whole group (a service manager's stop) is the server's to act on.
+        let first = try #require(hosted.server.verifierProcesses().first)
+        kill(first, SIGTERM)
+        usleep(300_000)
+        #expect(Self.isRunning(first))
+        kill(first, SIGKILL)
+        // Pushed at once: the hook finds no verifier (or the new one) and the push lands either way.
         let pushed = try hosted.git(["push", "origin", "main"], as: bo, in: clone)
         #expect(pushed.status == 0, "\(pushed.stderr)")
 
@@ -59,18 +64,30 @@ struct ResidentVerifierServiceTests {
             second = hosted.server.verifierProcesses().first { $0 != first }
             if second == nil { usleep(50_000) }
         }
-        let replacement = try #require(second, "no verifier started again; log: \(hosted.server.logText())")
+        _ = try #require(second, "no verifier started again; log: \(hosted.server.logText())")
         while !ServerProcess.isSocket(socket.path), Date() < deadline { usleep(20_000) }
-        #expect(hosted.server.logText().contains("the resident verifier ended"), "\(hosted.server.logText())")
         _ = try run("git", ["-c", "user.name=Bo", "-c", "user.email=bo@example.com", "commit", "-q", "--allow-empty", "-m", "unsigned"], in: clone)
         let refused = try hosted.git(["push", "origin", "main"], as: bo, in: clone)
         #expect(refused.stderr.contains("E_BAD_SIGNATURE"), "\(refused.stderr)")
 
-        // The server killed outright: its verifier sees its input end and stops, removing the socket.
-        kill(hosted.server.process.processIdentifier, SIGKILL)
+        #expect(hosted.server.stop() == 0)
+        let log = hosted.server.logText()
+        #expect(log.contains("the resident verifier ended"), "\(log)")
+        // Only the new verifier says how many it verified (the first was killed): the refused push at least.
+        let count = log.components(separatedBy: "resident verifier: stopped; ").dropFirst().first.flatMap { Int($0.prefix { $0.isNumber }) }
+        #expect((count ?? 0) >= 1, "\(log)")
+    }
+
+    @Test("a server killed outright leaves no verifier behind: its verifier's input ends and it stops, removing its socket")
+    func neverOrphaned() throws {
+        let temp = try TemporaryDirectory()
+        let server = try ServerProcess(data: temp.path("data"))
+        let socket = try #require(server.verifierSocket)
+        let verifier = try #require(server.verifierProcesses().first)
+        kill(server.process.processIdentifier, SIGKILL)
         let gone = Date().addingTimeInterval(30)
-        while Self.isRunning(replacement) || ServerProcess.isSocket(socket.path), Date() < gone { usleep(50_000) }
-        #expect(!Self.isRunning(replacement), "the verifier outlived a killed server")
+        while Self.isRunning(verifier) || ServerProcess.isSocket(socket.path), Date() < gone { usleep(50_000) }
+        #expect(!Self.isRunning(verifier), "the verifier outlived a killed server")
         #expect(!ServerProcess.isSocket(socket.path))
     }
 
@@ -88,6 +105,9 @@ struct ResidentVerifierServiceTests {
         #expect(result.status != 0)
         #expect(result.stderr.hasPrefix("error: E_MALFORMED: --verifier-socket /vvv"), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        let relative = try run(cohortBinary.path, ["serve", "--data", temp.path("other").path, "--listen", "127.0.0.1:0", "--verifier-socket", "verifier.sock"], in: temp.url)
+        #expect(relative.stderr.hasPrefix("error: E_USAGE: --verifier-socket verifier.sock is not the absolute path"), "\(relative.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: temp.path("other").path))
     }
 
     /// Whether `pid` is a live process (not gone, not a zombie waiting for its parent).

@@ -90,19 +90,23 @@ public enum Attacks {
         return id
     }
 
-    /// Moves `workspace`'s branch to `commit`, whatever it is.
-    /// `envelope` with one byte of its signature changed (eight characters before the base64's last
-    /// `=`): still a well-formed envelope, no longer signed by anyone.
+    /// `envelope` with one byte of its first signature changed (inside the DER signature's values):
+    /// still a well-formed envelope, no longer signed by anyone.
     public static func signatureByteChanged(_ envelope: Data) throws -> Data {
-        var changed = envelope
-        guard let padding = changed.lastIndex(of: UInt8(ascii: "=")), padding >= 8 else {
-            throw CohortError(.malformed, "not an envelope whose signature ends in '='")
+        guard let object = try JSONSerialization.jsonObject(with: envelope) as? [String: Any],
+              let signatures = object["signatures"] as? [[String: Any]], let encoded = signatures.first?["sig"] as? String,
+              var signature = Data(base64Encoded: encoded), signature.count > 40,
+              let range = envelope.range(of: Data(encoded.utf8))
+        else {
+            throw CohortError(.malformed, "not an envelope with a base64 signature")
         }
-        let place = padding - 8
-        changed[place] = changed[place] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        signature[signature.startIndex + 40] ^= 0x01
+        var changed = envelope
+        changed.replaceSubrange(range, with: Data(signature.base64EncodedString().utf8))
         return changed
     }
 
+    /// Moves `workspace`'s branch to `commit`, whatever it is.
     public static func point(_ workspace: Workspace, at commit: ObjectID) throws {
         let (branch, head) = try workspace.head()
         try workspace.repository.updateReference(branch, to: commit, expected: head, message: "attack")

@@ -55,6 +55,10 @@ void cohort_pack_objects_keep(size_t bytes);
 /// The bytes of trees kept now, and how many reads kept trees have answered since the start.
 void cohort_pack_objects_kept(size_t *bytes, size_t *reads);
 
+/// The file system type (`statfs`'s magic number) of the file system holding `path`; -1 when it
+/// cannot be read, or off Linux.
+int cohort_file_system_type(const char *path, unsigned long long *type);
+
 /// Tells glibc's allocator to keep freed memory for later allocations (buffers up to 16 MiB from its
 /// heaps, no trimming below 16 MiB free, at most 4 arenas) rather than return it to the system;
 /// nothing elsewhere.

@@ -59,7 +59,7 @@ struct HookServe: CohortCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Keep the pre-receive verification running, for hooks installed with --resident.",
-        discussion: "Listens at SOCKET (mode 0600) until SIGTERM or Ctrl-C, and verifies each push the installed pre-receive hands it with the same code as `cohort hook pre-receive`, without starting a program for each push. It answers only processes of its own user, and the hook only trusts a verifier of its own user; when none answers, or one of another version, the hook verifies the push itself."
+        discussion: "Listens at SOCKET (mode 0600) until SIGTERM or Ctrl-C, or until its socket or its own program file is replaced (then it exits with an error, to be started again), and verifies each push the installed pre-receive hands it with the same code as `cohort hook pre-receive`, without starting a program for each push. It answers only processes of its own user, and the hook only trusts a verifier of its own user; when none answers, or one of another version, the hook verifies the push itself."
     )
 
     @Option(help: ArgumentHelp("Where to listen (a path, at most 107 bytes).", valueName: "SOCKET"))
@@ -68,7 +68,7 @@ struct HookServe: CohortCommand {
     @Option(help: "Pushes verified at once; the hooks of any more verify their pushes themselves.")
     var concurrentPushes = 4
 
-    @Flag(help: "Stop, as on SIGTERM, once standard input ends: how `cohort serve` starts its verifier, so that it never outlives the server.")
+    @Flag(help: "Stop once standard input ends, and leave SIGINT and SIGTERM to the parent: how `cohort serve` starts its verifier, so that it never outlives the server.")
     var untilStdinCloses = false
 
     func validate() throws {
@@ -76,14 +76,27 @@ struct HookServe: CohortCommand {
     }
 
     func execute() throws {
-        let verifier = try ResidentVerifier(socket: URL(fileURLWithPath: socket), concurrentPushes: concurrentPushes)
-        Terminal.print("verifying pushes for the hooks installed with --resident \(verifier.socket.path) (SIGTERM or Ctrl-C stops)")
-        let signals = StopSignal { verifier.stop() }
-        if untilStdinCloses { Self.whenStandardInputEnds { verifier.stop() } }
+        let verifier = try ResidentVerifier(socket: URL(fileURLWithPath: socket), concurrentPushes: concurrentPushes,
+                                            program: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath())
+        var signals: StopSignal?
+        if untilStdinCloses {
+            // Its parent stops it by closing its input: a Ctrl-C or a service manager's SIGTERM meant
+            // for the parent's whole group is the parent's to act on.
+            signal(SIGINT, SIG_IGN)
+            signal(SIGTERM, SIG_IGN)
+            Terminal.print("verifying pushes for the hooks installed with --resident \(verifier.socket.path) (until standard input ends)")
+            Self.whenStandardInputEnds { verifier.stop() }
+        } else {
+            Terminal.print("verifying pushes for the hooks installed with --resident \(verifier.socket.path) (SIGTERM or Ctrl-C stops)")
+            signals = StopSignal { verifier.stop() }
+        }
         verifier.run()
         withExtendedLifetime(signals) {}
         let count = verifier.answered.load(ordering: .relaxed)
         Terminal.print("stopped; \(count) \(count == 1 ? "push" : "pushes") verified")
+        if let reason = verifier.endedBecause.withLock({ $0 }) {
+            throw CohortError(.io, "the resident verifier ended: \(reason)", hint: "start it again; until then each hook verifies its push itself")
+        }
     }
 
     /// Calls `action` on a thread of its own once standard input ends or fails (what it reads is

@@ -81,6 +81,9 @@ struct ServeCommand: AsyncCohortCommand {
         guard (1...1_000_000).contains(identityRate) else { throw ValidationError("--identity-rate must be 1 to 1000000") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
         guard verifierSocket == nil || !noResidentVerifier else { throw ValidationError("--verifier-socket and --no-resident-verifier exclude each other") }
+        if let verifierSocket, !verifierSocket.hasPrefix("/") || verifierSocket.hasSuffix("/") {
+            throw ValidationError("--verifier-socket \(verifierSocket.prefix(60)) is not the absolute path of a file (e.g. /run/cohort/verifier.sock)")
+        }
         if let deliveryLease {
             guard ServerLimits.deliveryLeaseRange.contains(deliveryLease) else { throw ValidationError("--delivery-lease must be 3 to 3600 seconds") }
             guard stateText != nil else {

@@ -124,7 +124,7 @@ struct GitTransfer: Sendable {
             logger.notice("git exited with a failure", metadata: [
                 "git.command": "\(arguments.first(where: { !$0.hasPrefix("-") && !$0.contains("=") }) ?? "git")",
                 "git.status": "\(result.terminationStatus)",
-                "git.stderr": "\((result.standardError ?? "").prefix(500))",
+                "git.stderr": "\(result.standardError.prefix(500))",
             ])
         }
     }
