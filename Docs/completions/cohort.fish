@@ -363,7 +363,7 @@ complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options 
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort hook post-receive" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort hook serve" socket' -l 'socket' -d 'Where to listen (a path, at most 107 bytes).' -rfka ''
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort hook serve" concurrent-pushes' -l 'concurrent-pushes' -d 'Pushes verified at once; the hooks of any more verify their pushes themselves.' -rfka ''
-complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort hook serve" until-stdin-closes' -l 'until-stdin-closes' -d 'Stop, as on SIGTERM, once standard input ends: how `cohort serve` starts its verifier, so that it never outlives the server.'
+complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort hook serve" until-stdin-closes' -l 'until-stdin-closes' -d 'Stop once standard input ends, and leave SIGINT and SIGTERM to the parent: how `cohort serve` starts its verifier, so that it never outlives the server.'
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort hook serve" version' -l 'version' -d 'Show the version.'
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort hook serve" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'cohort' -n '__cohort_should_offer_completions_for_flags_or_options "cohort proof" version' -l 'version' -d 'Show the version.'
