@@ -15,8 +15,14 @@ import Testing
             .first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? URL(fileURLWithPath: "/opt/swift/usr/bin/swift")
         let arguments = ["build", "--package-path", root.appendingPathComponent("Examples/DigestSink").path,
                          "--scratch-path", root.appendingPathComponent(".build-example").path]
-        let build = try run(swift.path, arguments + ["--product", "cohort-digest"], in: root)
-        guard build.status == 0 else { throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "swift build failed: \(build.stdout.suffix(3000)) \(build.stderr.suffix(3000))"]) }
+        var build = try run(swift.path, arguments + ["--product", "cohort-digest"], in: root)
+        // A build folder left by an earlier run may not see a source file added to Cohort since (its
+        // first build fails to find it, the next one builds): built once more before it counts.
+        if build.status != 0 { build = try run(swift.path, arguments + ["--product", "cohort-digest"], in: root) }
+        guard build.status == 0 else {
+            let errors = (build.stdout + build.stderr).split(separator: "\n").filter { $0.contains("error") }.suffix(20).joined(separator: "\n")
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "swift build failed: \(errors)\n\(build.stderr.suffix(2000))"])
+        }
         let bin = try run(swift.path, arguments + ["--show-bin-path"], in: root).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         return URL(fileURLWithPath: bin).appendingPathComponent("cohort-digest")
     }
