@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Sync-sized pushes through `cohort serve`: a line of commits, each editing 100 documents with its 100
 # signed notices (`cohort commit`), each pushed onto the last with stock git and git-credential-cohort
-# (token cached) into three servers side by side, rounds interleaved:
+# (token cached) into four servers side by side, rounds interleaved:
 #   - `cohort serve`, as it starts: its hooks ask the resident verifier it runs beside it;
 #   - `cohort serve --no-resident-verifier`: a hook program started for each push;
+#   - `cohort serve` whose repository's pre-receive only reads its input: the same transport (HTTP,
+#     token, receive-pack), verifying nothing: what the hooks' verification costs is measured against it;
 #   - `git daemon --enable=receive-pack` on a bare copy without hooks: no HTTP, no token, no verification.
 #   bash Scripts/bench-serve-push.sh [ROUNDS]        (default 21)
 set -euo pipefail
@@ -37,9 +39,12 @@ serve() {  # serve NAME [OPTIONS…]: starts cohort serve on DATA-NAME; its base
 serve resident; resident=$url
 wait_for 20 test -S "$work/data-resident/server/verifier.sock" || { echo "no resident verifier" >&2; exit 1; }
 serve program --no-resident-verifier; program=$url
+serve nothing --no-resident-verifier; nothing=$url
 quietly cohort publish "$resident" --workspace "$work/recipes" >/dev/null
 quietly cohort publish "$program" --workspace "$work/recipes" --remote program >/dev/null
+quietly cohort publish "$nothing" --workspace "$work/recipes" --remote nothing >/dev/null
 id=$(git -C "$work/recipes" remote get-url origin); id=${id##*/}
+printf '#!/bin/sh\ncat >/dev/null\n' >"$work/data-nothing/collaborations/$id.git/hooks/pre-receive"
 
 git clone -q --bare "$work/data-resident/collaborations/$id.git" "$work/plain/$id.git"
 port=$(free_port)
@@ -68,23 +73,25 @@ push_one() {  # push_one REMOTE COMMIT: seconds
   end=$(now)
   elapsed "$start" "$end"
 }
-: >"$work/times-plain"; : >"$work/times-resident"; : >"$work/times-program"
+: >"$work/times-plain"; : >"$work/times-resident"; : >"$work/times-program"; : >"$work/times-nothing"
 for commit in "${line[@]}"; do
   push_one plain "$commit" >>"$work/times-plain"
+  push_one nothing "$commit" >>"$work/times-nothing"
   push_one origin "$commit" >>"$work/times-resident"
   push_one program "$commit" >>"$work/times-program"
 done
-for name in resident program; do
+for name in resident program nothing; do
   [ "$(git --git-dir "$work/data-$name/collaborations/$id.git" rev-parse main)" = "${line[-1]}" ] || { echo "$name: the line did not land" >&2; exit 1; }
 done
 kill "${pids[0]}"; wait "${pids[0]}" 2>/dev/null || true
 answered=$(sed -n 's/.*resident verifier: stopped; \([0-9]*\) push.*/\1/p' "$work/serve-resident.log")
 
-p=$(median <"$work/times-plain"); r=$(median <"$work/times-resident"); h=$(median <"$work/times-program")
+p=$(median <"$work/times-plain"); n=$(median <"$work/times-nothing")
+r=$(median <"$work/times-resident"); h=$(median <"$work/times-program")
 printf '\n%d one-commit pushes of 100 edits and their 100 notices, each onto the last; medians in s (spread)\n\n' "$rounds"
-printf '| push | seconds | / git daemon |\n|---|---:|---:|\n'
-printf '| git daemon, receive-pack, no hook | %.3f (%s) | 1.00× |\n' "$p" "$(spread <"$work/times-plain")"
-printf '| cohort serve, its resident verifier | %.3f (%s) | **%s×** |\n' "$r" "$(spread <"$work/times-resident")" "$(ratio "$r" "$p")"
-printf '| cohort serve --no-resident-verifier | %.3f (%s) | %s× |\n' "$h" "$(spread <"$work/times-program")" "$(ratio "$h" "$p")"
-printf '\nthe resident verifier / the hook program, both through cohort serve: %s×; pushes it verified: %s of %d\n' \
-  "$(ratio "$r" "$h")" "${answered:-?}" "$((rounds + 1))"
+printf '| push | seconds | / cohort serve verifying nothing | / git daemon |\n|---|---:|---:|---:|\n'
+printf '| git daemon, receive-pack, no hook | %.3f (%s) | — | 1.00× |\n' "$p" "$(spread <"$work/times-plain")"
+printf '| cohort serve, a pre-receive that only reads its input | %.3f (%s) | 1.00× | %s× |\n' "$n" "$(spread <"$work/times-nothing")" "$(ratio "$n" "$p")"
+printf '| cohort serve, its resident verifier | %.3f (%s) | **%s×** | %s× |\n' "$r" "$(spread <"$work/times-resident")" "$(ratio "$r" "$n")" "$(ratio "$r" "$p")"
+printf '| cohort serve --no-resident-verifier (a hook program each push) | %.3f (%s) | %s× | %s× |\n' "$h" "$(spread <"$work/times-program")" "$(ratio "$h" "$n")" "$(ratio "$h" "$p")"
+printf '\npushes the resident verifier verified: %s of %d (the line and the publish)\n' "${answered:-?}" "$((rounds + 1))"
