@@ -19,6 +19,7 @@ public final class ResidentVerifier: Sendable {
     /// The socket file as made: removed at the stop only if it is still this one.
     private let identity: FileStamp?
     private let slots: DispatchSemaphore
+    private let slotCount: Int
     /// This process's HOME and XDG_CONFIG_HOME ("" when unset): where libgit2 finds the user's git
     /// configuration, the push limits among it. A hook whose own differ verifies its push itself.
     private let configurationHome: [String]
@@ -35,8 +36,11 @@ public final class ResidentVerifier: Sendable {
     private let programStamp: FileStamp?
     /// Why the verifier ended on its own (its socket or its program replaced); nil when `stop()` ended it.
     public let endedBecause = Mutex<String?>(nil)
-    /// How often, with no push, the verifier looks whether its socket and its program are still its own.
+    /// How often the verifier looks whether its socket and its program are still its own (and on
+    /// every push).
     static let lookSeconds: Int32 = 2
+    /// How long a stopping verifier waits for the pushes in hand.
+    static let finishSeconds = 10
     /// The variables the client never sends and leaves to the hook program, even empty (main.c's list):
     /// a server whose environment holds one has every push verified by the hook program.
     public static let variablesLeftToTheHook = ["GIT_NAMESPACE", "GIT_COMMON_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE",
@@ -65,6 +69,9 @@ public final class ResidentVerifier: Sendable {
         }
         self.program = program
         programStamp = program.flatMap(FileStamp.init)
+        if let program, programStamp == nil {
+            throw CohortError(.io, "cannot read the program file it runs as, \(program.path)", hint: "start it from the installed binary")
+        }
         var status = stat()
         if lstat(path, &status) == 0 {
             guard status.st_mode & S_IFMT == S_IFSOCK else {
@@ -98,6 +105,7 @@ public final class ResidentVerifier: Sendable {
         GitRuntime.keepTrees(bytes: Self.keptTreeBytes)
         identity = FileStamp(socket)
         slots = DispatchSemaphore(value: max(1, concurrentPushes))
+        slotCount = max(1, concurrentPushes)
         #if os(Linux)
         incoming = IncomingPacks()
         #endif
@@ -108,13 +116,20 @@ public final class ResidentVerifier: Sendable {
     /// Accepts and answers requests until `stop()`, or until its socket or its program is replaced
     /// (`endedBecause` says which).
     public func run() {
+        var lastLook = ContinuousClock.now
         while !stopped.load(ordering: .acquiring) {
+            // Looked at every 2 s whatever arrives: a stream of requests answered `elsewhere` before
+            // any verification (another version, busy) must not keep a replaced program answering.
+            if ContinuousClock.now - lastLook >= .seconds(Int(Self.lookSeconds)) {
+                lastLook = ContinuousClock.now
+                if let reason = replaced() {
+                    stop(because: reason)
+                    break
+                }
+            }
             var ready = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
             let polled = poll(&ready, 1, Self.lookSeconds * 1000)
-            if polled == 0 || (polled < 0 && errno == EINTR) {
-                if let reason = replaced() { end(because: reason) }
-                continue
-            }
+            if polled == 0 || (polled < 0 && errno == EINTR) { continue }
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else {
                 if errno == EINTR || errno == ECONNABORTED { continue }
@@ -149,6 +164,16 @@ public final class ResidentVerifier: Sendable {
             thread.stackSize = 8 << 20
             thread.start()
         }
+        // The pushes in hand are answered before the process may end (an answer cut off is verified
+        // again by the hook; a process ending under libgit2's threads is not a clean end).
+        let deadline = DispatchTime.now() + .seconds(Self.finishSeconds)
+        var taken = 0
+        while taken < slotCount, slots.wait(timeout: deadline) == .success { taken += 1 }
+        // Given back: libdispatch refuses to free a semaphore below the value it was made with.
+        for _ in 0..<taken { slots.signal() }
+    }
+
+    deinit {
         close(listener)
     }
 
@@ -164,18 +189,21 @@ public final class ResidentVerifier: Sendable {
         return nil
     }
 
-    private func end(because reason: String) {
-        endedBecause.withLock { $0 = $0 ?? reason }
-        stop()
+    /// Stops accepting, and removes the socket if it is still this verifier's. `run` returns once the
+    /// pushes being verified are answered (at most 10 s later); a client cut off verifies its push itself.
+    public func stop() {
+        stop(because: nil)
     }
 
-    /// Stops accepting, and removes the socket if it is still this verifier's. Pushes being verified
-    /// finish; a client whose request is cut off verifies the push itself.
-    public func stop() {
+    /// Stops as `stop()`; `reason`, when the verifier ends on its own, is kept in `endedBecause` only
+    /// if this call is the one that stops it (a stop already under way is no ending on its own).
+    private func stop(because reason: String?) {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        if let reason { endedBecause.withLock { $0 = reason } }
         // The file first: once `run` wakes, the process may end before this thread goes on.
         if identity?.isSameFile(as: FileStamp(socket)) == true { unlink(socket.path) }
-        // Wakes `run` from `accept`; it closes the socket.
+        // Wakes `run` from `poll`; the socket is closed when the verifier is freed, so that no
+        // descriptor is closed under a `shutdown` still to come.
         shutdown(listener, Int32(SHUT_RDWR))
         #if os(Linux)
         incoming?.stop()
@@ -211,7 +239,7 @@ public final class ResidentVerifier: Sendable {
         // does: the push goes back to the hook, and this verifier ends (so does one whose socket is gone).
         if let reason = replaced() {
             reply(connection, .elsewhere, "")
-            end(because: reason)
+            stop(because: reason)
             return
         }
         // A repository this process cannot open as the hook would is the hook's to verify.

@@ -76,14 +76,15 @@ struct HookServe: CohortCommand {
     }
 
     func execute() throws {
-        let verifier = try ResidentVerifier(socket: URL(fileURLWithPath: socket), concurrentPushes: concurrentPushes,
-                                            program: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath())
-        var signals: StopSignal?
         if untilStdinCloses {
             // Its parent stops it by closing its input: a Ctrl-C or a service manager's SIGTERM meant
-            // for the parent's whole group is the parent's to act on.
+            // for the parent's whole group is the parent's to act on (ignored before the socket exists).
             signal(SIGINT, SIG_IGN)
             signal(SIGTERM, SIG_IGN)
+        }
+        let verifier = try ResidentVerifier(socket: URL(fileURLWithPath: socket), concurrentPushes: concurrentPushes, program: Self.ownProgram())
+        var signals: StopSignal?
+        if untilStdinCloses {
             Terminal.print("verifying pushes for the hooks installed with --resident \(verifier.socket.path) (until standard input ends)")
             Self.whenStandardInputEnds { verifier.stop() }
         } else {
@@ -97,6 +98,20 @@ struct HookServe: CohortCommand {
         if let reason = verifier.endedBecause.withLock({ $0 }) {
             throw CohortError(.io, "the resident verifier ended: \(reason)", hint: "start it again; until then each hook verifies its push itself")
         }
+    }
+
+    /// The program file this process runs as (Linux: what /proc/self/exe names), for the verifier to
+    /// notice its replacement; nil elsewhere. One already replaced since the start ("… (deleted)") is
+    /// named as it is, which the verifier refuses (it cannot be read).
+    static func ownProgram() -> URL? {
+        #if os(Linux)
+        var buffer = [CChar](repeating: 0, count: 4097)
+        let count = readlink("/proc/self/exe", &buffer, 4096)
+        guard count > 0 else { return nil }
+        return URL(fileURLWithPath: String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        #else
+        return nil
+        #endif
     }
 
     /// Calls `action` on a thread of its own once standard input ends or fails (what it reads is
