@@ -56,7 +56,7 @@ struct ServeCommand: AsyncCohortCommand {
     @Option(name: .customLong("delivery-lease"), parsing: .unconditional, help: ArgumentHelp("With --state: seconds an instance holds a server sink before another instance may take over its delivery (default 30).", valueName: "S"))
     var deliveryLease: Int?
 
-    @Option(name: .customLong("verifier-socket"), help: ArgumentHelp("Where the resident verifier this server runs (`cohort hook serve`) listens; the hosted repositories' hooks ask it first. Default DIR/server/verifier.sock. With several instances on one data directory on several machines, give a path on each machine's own disk, the same on each.", valueName: "PATH"))
+    @Option(name: .customLong("verifier-socket"), help: ArgumentHelp("Where the resident verifier this server runs (`cohort hook serve`) listens (an absolute path of at most 107 bytes); the hosted repositories' hooks ask it first. Default DIR/server/verifier.sock. With several instances on one data directory on several machines, give a path on each machine's own disk, the same on each.", valueName: "PATH"))
     var verifierSocket: String?
 
     @Flag(name: .customLong("no-resident-verifier"), help: "Run no resident verifier: each push runs a hook program started for it.")
@@ -81,8 +81,13 @@ struct ServeCommand: AsyncCohortCommand {
         guard (1...1_000_000).contains(identityRate) else { throw ValidationError("--identity-rate must be 1 to 1000000") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
         guard verifierSocket == nil || !noResidentVerifier else { throw ValidationError("--verifier-socket and --no-resident-verifier exclude each other") }
-        if let verifierSocket, !verifierSocket.hasPrefix("/") || verifierSocket.hasSuffix("/") {
-            throw ValidationError("--verifier-socket \(verifierSocket.prefix(60)) is not the absolute path of a file (e.g. /run/cohort/verifier.sock)")
+        if let verifierSocket {
+            guard verifierSocket.hasPrefix("/"), !verifierSocket.hasSuffix("/") else {
+                throw ValidationError("--verifier-socket \(verifierSocket.prefix(60)) is not the absolute path of a file (e.g. /run/cohort/verifier.sock)")
+            }
+            guard verifierSocket.utf8.count <= ServerConfiguration.maxSocketPathBytes else {
+                throw ValidationError("--verifier-socket is \(verifierSocket.utf8.count) bytes long; a socket's path may have at most \(ServerConfiguration.maxSocketPathBytes) (e.g. /run/cohort/verifier.sock)")
+            }
         }
         if let deliveryLease {
             guard ServerLimits.deliveryLeaseRange.contains(deliveryLease) else { throw ValidationError("--delivery-lease must be 3 to 3600 seconds") }
@@ -129,15 +134,17 @@ struct ServeCommand: AsyncCohortCommand {
         configuration.state = stateLocation
         if !noResidentVerifier {
             configuration.verifierSocket = verifierSocket.map { URL(fileURLWithPath: $0) } ?? ServerConfiguration.defaultVerifierSocket(in: configuration.dataDirectory)
-            if configuration.verifierSocket == nil {
-                Terminal.note("cohort serve: no resident verifier: \(configuration.dataDirectory.appendingPathComponent("server/verifier.sock").path) is longer than \(ServerConfiguration.maxSocketPathBytes) bytes, so each push runs a hook program started for it (give a shorter --verifier-socket)")
-            }
         }
         configuration.trustedProxies = trustedProxies
         configuration.sinks = CohortCommandLine.sinks
         let settings = configuration
         LoggingSystem.bootstrap { JSONLogHandler(label: $0, level: level) }
-        let server = try await CohortServer(configuration: settings, logger: Logger(label: "cohort.serve"))
+        let logger = Logger(label: "cohort.serve")
+        if settings.verifierSocket == nil {
+            logger.notice(noResidentVerifier ? "no resident verifier (--no-resident-verifier): each push runs a hook program started for it"
+                : "no resident verifier: \(settings.dataDirectory.appendingPathComponent("server/verifier.sock").path) is longer than \(ServerConfiguration.maxSocketPathBytes) bytes, so each push runs a hook program started for it (give a shorter --verifier-socket)")
+        }
+        let server = try await CohortServer(configuration: settings, logger: logger)
         do {
             try await server.run { boundPort in
                 let shared = settings.state.map { ", state \($0)" } ?? ""
