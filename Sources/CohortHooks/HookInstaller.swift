@@ -39,7 +39,7 @@ public enum HookInstaller {
     /// also gets HEAD pointed at `refs/heads/main`, Cohort's default branch.
     public static func install(into url: URL, binary: URL, chain: Bool, resident: URL? = nil) throws -> [(hook: URL, outcome: Outcome, program: URL)] {
         if resident != nil {
-            guard FileManager.default.isExecutableFile(atPath: client(beside: binary).path) else {
+            guard hasClient(beside: binary) else {
                 throw CohortError(.notFound, "\(client(beside: binary).path) is not there", hint: "build it with `make release`, which puts it beside cohort")
             }
         }
@@ -99,8 +99,8 @@ public enum HookInstaller {
 
     /// What a server keeps to know whether the hooks it installed are still this version's, calling
     /// these programs as they are now: the scripts `install` can write for `binary` and `resident`
-    /// (`pre-receive` with and without `cohort-hook`) and the identity (device, inode, size, time) of `binary` and of
-    /// the `cohort-hook` beside it. Nothing is started: a `cohort` or `cohort-hook` replaced in place
+    /// (`pre-receive` with and without `cohort-hook`) and the identity (device, inode, size, time) of
+    /// `binary` and of the `cohort-hook` beside it. Nothing is started: a `cohort` or `cohort-hook` replaced in place
     /// changes it, and the next start installs again, asking the new pair.
     public static func scripts(binary: URL, resident: URL? = nil) -> Data {
         let verifier = sibling(of: binary)
@@ -116,6 +116,11 @@ public enum HookInstaller {
     /// `cohort-hook-client`, which `make release` builds beside `binary`.
     public static func client(beside binary: URL) -> URL {
         binary.deletingLastPathComponent().appendingPathComponent("cohort-hook-client")
+    }
+
+    /// Whether hooks calling `binary` can be installed to ask a resident verifier: its client is there.
+    public static func hasClient(beside binary: URL) -> Bool {
+        FileManager.default.isExecutableFile(atPath: client(beside: binary).path)
     }
 
     /// The program a hook runs for Cohort's part: for `pre-receive`, `cohort-hook` when it is an

@@ -45,6 +45,8 @@ public final class ResidentVerifier: Sendable {
     /// a server whose environment holds one has every push verified by the hook program.
     public static let variablesLeftToTheHook = ["GIT_NAMESPACE", "GIT_COMMON_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE",
                                                 "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"]
+    /// The longest path a Unix socket may be bound at (the room in `sockaddr_un`, less its final zero).
+    public static let maxSocketPathBytes = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
     /// How long one request may take to arrive, or its reply to leave.
     static let transferSeconds = 10
     /// Maps of pack files kept between pushes (a repository's packs and their indexes).
@@ -59,8 +61,8 @@ public final class ResidentVerifier: Sendable {
     /// `program`: the file this verifier runs as; the verifier ends once it is replaced.
     public init(socket: URL, concurrentPushes: Int = 4, program: URL? = nil) throws {
         let path = socket.path
-        guard path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
-            throw CohortError(.usage, "the socket path \(path) is longer than \(MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1) bytes",
+        guard path.utf8.count <= Self.maxSocketPathBytes else {
+            throw CohortError(.usage, "the socket path \(path) is longer than \(Self.maxSocketPathBytes) bytes",
                               hint: "choose a shorter path, such as /run/cohort/verifier.sock")
         }
         if let kind = GitRuntime.networkFileSystem(holding: socket.deletingLastPathComponent().path) {
@@ -104,8 +106,8 @@ public final class ResidentVerifier: Sendable {
         GitRuntime.keepFreedMemory()
         GitRuntime.keepTrees(bytes: Self.keptTreeBytes)
         identity = FileStamp(socket)
-        slots = DispatchSemaphore(value: max(1, concurrentPushes))
         slotCount = max(1, concurrentPushes)
+        slots = DispatchSemaphore(value: slotCount)
         #if os(Linux)
         incoming = IncomingPacks()
         #endif

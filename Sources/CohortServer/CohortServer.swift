@@ -37,7 +37,7 @@ public final class CohortServer: Sendable {
         self.logger = logger
         // The hooks ask the resident verifier through cohort-hook-client, which must sit beside the binary.
         var resident = configuration.verifierSocket
-        if let socket = resident, !FileManager.default.isExecutableFile(atPath: HookInstaller.client(beside: configuration.hookBinary).path) {
+        if let socket = resident, !HookInstaller.hasClient(beside: configuration.hookBinary) {
             logger.warning("no resident verifier: cohort-hook-client is not beside the binary the hooks call, so each push runs a hook program started for it (build with `make release`, which puts it there)",
                            metadata: ["verifier.socket": "\(socket.path)", "hook.binary": "\(configuration.hookBinary.path)"])
             resident = nil

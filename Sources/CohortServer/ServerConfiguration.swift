@@ -1,4 +1,5 @@
 import CohortBase
+import CohortHooks
 import CohortIdentity
 import CohortNotices
 import Foundation
@@ -50,14 +51,15 @@ public struct ServerConfiguration: Sendable {
     public var usesTLS: Bool { tlsCertificate != nil }
 
     /// The resident verifier's socket unless told otherwise: `DATA/server/verifier.sock`, in the
-    /// folder only the server's user may write; nil when that path is too long for a socket.
-    public static func defaultVerifierSocket(in dataDirectory: URL) -> URL? {
-        let socket = dataDirectory.appendingPathComponent("server/verifier.sock")
-        return socket.path.utf8.count <= maxSocketPathBytes ? socket : nil
+    /// folder only the server's user may write (too long for a socket when DATA is deep: `fitsSocket`).
+    public static func defaultVerifierSocket(in dataDirectory: URL) -> URL {
+        dataDirectory.appendingPathComponent("server/verifier.sock")
     }
 
-    /// The longest path a Unix socket may be bound at (the room in `sockaddr_un`, less its final zero).
-    public static let maxSocketPathBytes = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+    /// Whether a Unix socket may be bound at `socket` (`ResidentVerifier.maxSocketPathBytes`).
+    public static func fitsSocket(_ socket: URL) -> Bool {
+        socket.path.utf8.count <= ResidentVerifier.maxSocketPathBytes
+    }
 
     /// `--public-url` without a trailing slash: the base of links and the name challenges carry.
     public var publicBase: String? {
@@ -115,8 +117,8 @@ public struct ServerConfiguration: Sendable {
             }
         }
         if let verifierSocket {
-            guard verifierSocket.path.hasPrefix("/"), verifierSocket.path.utf8.count <= Self.maxSocketPathBytes else {
-                throw CohortError(.malformed, "--verifier-socket \(verifierSocket.path.prefix(60)) is not an absolute path of at most \(Self.maxSocketPathBytes) bytes",
+            guard verifierSocket.path.hasPrefix("/"), Self.fitsSocket(verifierSocket) else {
+                throw CohortError(.malformed, "--verifier-socket \(verifierSocket.path.prefix(60)) is not an absolute path of at most \(ResidentVerifier.maxSocketPathBytes) bytes",
                                   hint: "give a short path in a folder only the server's user may write, such as /run/cohort/verifier.sock")
             }
         }

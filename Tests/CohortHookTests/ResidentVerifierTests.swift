@@ -617,6 +617,17 @@ final class FakeVerifier {
         #expect(throws: CohortError(.usage, "")) { try ResidentVerifier(socket: URL(fileURLWithPath: "/tmp/" + String(repeating: "s", count: 120))) }
     }
 
+    /// The variables `cohort serve` warns of are exactly those the client never sends (its C list).
+    @Test func theVariablesLeftToTheHookAreTheClients() throws {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/cohort-hook-client/main.c")
+        let text = try String(contentsOf: source, encoding: .utf8)
+        let start = try #require(text.range(of: "const char *unsent[] = {"))
+        let end = try #require(text.range(of: "};", range: start.upperBound..<text.endIndex))
+        let names = text[start.upperBound..<end.lowerBound].split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \n\"")) }
+        #expect(names == ResidentVerifier.variablesLeftToTheHook)
+    }
+
     /// A verifier whose program file is replaced (an upgrade in place) would verify by other rules
     /// than the hook program now does: it hands the push back and ends. One whose socket is removed
     /// or taken (another verifier's now) ends too, rather than listen where nobody can reach it.

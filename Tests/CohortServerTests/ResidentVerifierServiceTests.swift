@@ -36,6 +36,14 @@ struct ResidentVerifierServiceTests {
         #expect(hosted.server.logText().contains("resident verifier: stopped; 3 pushes verified"), "\(hosted.server.logText())")
         #expect(!ServerProcess.isSocket(socket.path))
         for pid in verifiers { #expect(!Self.isRunning(pid), "verifier \(pid) outlived the server") }
+
+        // Started again without one: the hosted repository's hook is installed again to verify each push itself.
+        let again = try ServerProcess(data: hosted.server.data, arguments: ["--no-resident-verifier"])
+        defer { again.stop() }
+        let plain = try String(contentsOf: hosted.server.data.appendingPathComponent("collaborations/\(hosted.identifier).git/hooks/pre-receive"),
+                               encoding: .utf8)
+        #expect(!plain.contains("cohort-hook-client") && !plain.contains(socket.path), "\(plain)")
+        #expect(again.verifierProcesses().isEmpty)
     }
 
     @Test("a verifier that dies is started again, pushes meanwhile verified by the hook program; the group's SIGTERM is left to the server")

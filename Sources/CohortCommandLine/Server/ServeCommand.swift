@@ -1,5 +1,6 @@
 import ArgumentParser
 import CohortBase
+import CohortHooks
 import CohortIdentity
 import CohortServer
 import Foundation
@@ -85,8 +86,8 @@ struct ServeCommand: AsyncCohortCommand {
             guard verifierSocket.hasPrefix("/"), !verifierSocket.hasSuffix("/") else {
                 throw ValidationError("--verifier-socket \(verifierSocket.prefix(60)) is not the absolute path of a file (e.g. /run/cohort/verifier.sock)")
             }
-            guard verifierSocket.utf8.count <= ServerConfiguration.maxSocketPathBytes else {
-                throw ValidationError("--verifier-socket is \(verifierSocket.utf8.count) bytes long; a socket's path may have at most \(ServerConfiguration.maxSocketPathBytes) (e.g. /run/cohort/verifier.sock)")
+            guard ServerConfiguration.fitsSocket(URL(fileURLWithPath: verifierSocket)) else {
+                throw ValidationError("--verifier-socket is \(verifierSocket.utf8.count) bytes long; a socket's path may have at most \(ResidentVerifier.maxSocketPathBytes) (e.g. /run/cohort/verifier.sock)")
             }
         }
         if let deliveryLease {
@@ -132,9 +133,9 @@ struct ServeCommand: AsyncCohortCommand {
             gitExecutable: try Self.findGit(), limits: limits
         )
         configuration.state = stateLocation
-        if !noResidentVerifier {
-            configuration.verifierSocket = verifierSocket.map { URL(fileURLWithPath: $0) } ?? ServerConfiguration.defaultVerifierSocket(in: configuration.dataDirectory)
-        }
+        // The default is left out, with a notice below, when DATA is too deep for a socket there.
+        let socket = verifierSocket.map { URL(fileURLWithPath: $0) } ?? ServerConfiguration.defaultVerifierSocket(in: configuration.dataDirectory)
+        if !noResidentVerifier, ServerConfiguration.fitsSocket(socket) { configuration.verifierSocket = socket }
         configuration.trustedProxies = trustedProxies
         configuration.sinks = CohortCommandLine.sinks
         let settings = configuration
@@ -142,7 +143,7 @@ struct ServeCommand: AsyncCohortCommand {
         let logger = Logger(label: "cohort.serve")
         if settings.verifierSocket == nil {
             logger.notice(noResidentVerifier ? "no resident verifier (--no-resident-verifier): each push runs a hook program started for it"
-                : "no resident verifier: \(settings.dataDirectory.appendingPathComponent("server/verifier.sock").path) is longer than \(ServerConfiguration.maxSocketPathBytes) bytes, so each push runs a hook program started for it (give a shorter --verifier-socket)")
+                : "no resident verifier: \(socket.path) is longer than \(ResidentVerifier.maxSocketPathBytes) bytes, so each push runs a hook program started for it (give a shorter --verifier-socket)")
         }
         let server = try await CohortServer(configuration: settings, logger: logger)
         do {

@@ -84,8 +84,9 @@ public struct CollaborationStore: Sendable {
     var hooksStamp: URL { serverDirectory.appendingPathComponent("hooks") }
 
     /// Installs the hooks of every hosted repository again when this binary, the `cohort-hook` beside
-    /// it, the resident verifier's socket, or this version's scripts differ from those they were installed with (`hooksStamp`): after
-    /// an upgrade or a move of the binary, each push runs the same programs as the server. A start
+    /// it, the resident verifier's socket, or this version's scripts differ from those they were
+    /// installed with (`hooksStamp`): after an upgrade, a move of the binary, or `--verifier-socket` or
+    /// `--no-resident-verifier` changed, each push runs the same programs as the server. A start
     /// with nothing changed reads one file and two file identities, and starts no process; a hook
     /// already as it should be is not rewritten. Returns the repositories that
     /// could not be brought up to date, with why (they are tried again at the next start).
